@@ -1,0 +1,44 @@
+"""Staging: one JSON file per finished test, written atomically, so a crash loses nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from .schema import Result
+
+KEY_FIELDS = ("model_id", "revision", "task", "target", "backend", "compiler_version", "transformers")
+
+
+def write_json_atomic(path: Path, data) -> Path:
+    """Write beside, fsync, then rename: readers see the old file or the whole new one, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "w") as f:
+        json.dump(data, f, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+def row_key(row: Result) -> str:
+    """Identity of a test for resume: the same model, revision, task, target, backend and versions."""
+    key = json.dumps([getattr(row, k) for k in KEY_FIELDS])
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
+
+
+def stage_row(staging: Path, row: Result) -> Path:
+    stamp = (row.tested_at or "").replace(":", "").replace("-", "").replace("+", "Z")[:22]
+    return write_json_atomic(Path(staging) / f"{row_key(row)}-{stamp}.json", row.to_dict())
+
+
+def staged_rows(staging: Path) -> list[Result]:
+    """Every staged row; hidden temp files (a crash mid-write) are never read."""
+    folder = Path(staging)
+    if not folder.is_dir():
+        return []
+    return [Result.from_dict(json.loads(p.read_text())) for p in sorted(folder.glob("[!.]*.json"))]
