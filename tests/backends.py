@@ -41,3 +41,10 @@ def segfault(gm, example_inputs):
 
 def hang(gm, example_inputs):
     time.sleep(3600)
+
+
+def kill_rank1(gm, example_inputs):
+    """Kills only rank 1 of a multi-rank run, mid-compile."""
+    if os.environ.get("RANK") == "1":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return gm

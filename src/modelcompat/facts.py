@@ -123,21 +123,29 @@ def has_tp_plan(config: dict) -> bool:
         return False
 
 
+ALIASES = {"num_attention_heads": ("n_head", "num_heads"), "num_hidden_layers": ("n_layer", "num_layers"),
+           "hidden_size": ("n_embd", "d_model")}  # older configs' names for the same numbers
+
+
+def get(config: dict, key: str):
+    return next((config[k] for k in (key, *ALIASES.get(key, ())) if config.get(k) is not None), None)
+
+
 def facts_from(model_id: str, revision: str, local: bool, config: dict, weights: tuple) -> ModelFacts:
     """Pure: facts from a parsed config and (params, bytes, per-dtype) counts."""
     text = text_config(config)
     params, nbytes, by_dtype = weights
-    heads = text.get("num_attention_heads")
+    heads, hidden = get(text, "num_attention_heads"), get(text, "hidden_size")
     dtype = config.get("dtype") or config.get("torch_dtype") or text.get("dtype") or text.get("torch_dtype")
     if not dtype and by_dtype:
         dtype = SAFETENSORS_DTYPES.get(max(by_dtype, key=by_dtype.get))
     return ModelFacts(
         model_id=model_id, revision=revision, local=local, model_type=config.get("model_type"),
         architecture=(config.get("architectures") or [None])[0], num_params=params or None,
-        weight_bytes=nbytes or None, dtype=dtype, num_layers=text.get("num_hidden_layers"),
-        hidden_size=text.get("hidden_size"), num_heads=heads,
+        weight_bytes=nbytes or None, dtype=dtype, num_layers=get(text, "num_hidden_layers"),
+        hidden_size=hidden, num_heads=heads,
         num_kv_heads=text.get("num_key_value_heads") or heads,
-        head_dim=text.get("head_dim") or (text["hidden_size"] // heads if heads and text.get("hidden_size") else None),
+        head_dim=text.get("head_dim") or (hidden // heads if heads and hidden else None),
         num_experts=text.get("num_local_experts") or text.get("num_experts") or text.get("n_routed_experts"),
         has_tp_plan=has_tp_plan(config),
         default_task="image-text-to-text" if "vision_config" in config else "text-generation")

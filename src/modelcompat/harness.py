@@ -114,11 +114,20 @@ def apply_report(row: Result, report: dict) -> Result:
     keys = ("load_s", "compile_s", "generate_s", "tokens_per_s", "device_mem_peak_gb", "host_rss_peak_gb", "dtype",
             "error", "error_type", "notes", "stage")
     found = {k: report[k] for k in keys if report.get(k) is not None}
+    found["notes"] = "; ".join(filter(None, [found.get("notes"), shard_note(report, row.num_params)])) or None
     row = replace(row, **found, token_ids=report.get("token_ids") or [], generated_text=report.get("text"),
                   result=STATUS[report.get("status", "crash")])
     if row.result == "PASS":
         return replace(row, stage=None)
     return replace(row, error_signature=verify.error_signature(row.error_type, row.error))
+
+
+def shard_note(report: dict, num_params: int | None) -> str | None:
+    """Evidence that the weights were split: each rank's local parameter count against the whole."""
+    local = [r.get("local_param_numel") for r in report.get("ranks", [])]
+    if len(local) < 2 or None in local:
+        return None
+    return f"rank-local parameters {'/'.join(map(str, local))} of {num_params}"
 
 
 def reference_key(facts, spec: TestSpec, prov: provenance.Provenance) -> str:
