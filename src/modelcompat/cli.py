@@ -71,7 +71,8 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="modelcompat", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="modelcompat", description="Does this Hugging Face checkpoint run on "
+                                     "this accelerator backend? Tests, datasets and an explorer.")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("test", help="test one checkpoint end to end and stage its result row")
     p.add_argument("model", help="Hub id or local folder")
