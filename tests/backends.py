@@ -48,3 +48,11 @@ def kill_rank1(gm, example_inputs):
     if os.environ.get("RANK") == "1":
         os.kill(os.getpid(), signal.SIGKILL)
     return gm
+
+
+def hog(gm, example_inputs):
+    """Allocates far more memory than any test's address-space limit allows."""
+    import torch
+
+    hoard = [torch.ones(2**28) for _ in range(64)]  # 64 GiB of float32, one GiB at a time
+    return gm if hoard else gm

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from . import facts as facts_mod
 from . import plan as plan_mod
-from . import provenance, store, targets, verify
+from . import cache_session, provenance, store, targets, verify
 from .errors import GatedModel, MalformedConfig, ModelcompatError, RemoteCodeRequired, message
+from .locks import file_lock
 from .schema import Result
 
 TASKS = ("text-generation", "image-text-to-text")
@@ -39,6 +40,7 @@ class TestSpec:
     revision: str | None = None
     judge: str | None = None  # judge model id or path; None: the default SmolLM2 judge
     prompt: str | None = None
+    memory_limit: int | None = None  # address-space cap (RLIMIT_AS) for run.py, in bytes
 
     @property
     def backend_name(self) -> str:
@@ -50,6 +52,7 @@ class Workspace:
     staging: Path  # finished rows, one JSON file each
     cache: Path  # CPU references and run logs
     env: dict = field(default_factory=dict)  # extra environment for run.py (e.g. a compile cache dir)
+    compile_cache: str | None = None  # compiled-graph cache, a folder or Hub repo: fetched before, pushed after PASS
 
     @property
     def references(self) -> Path:
@@ -88,23 +91,25 @@ def execute(argv: list[str], spec: TestSpec, ws: Workspace, workdir: Path, run_p
     script.write_text(run_py)  # the exact text the row stores is what runs
     full = [sys.executable, str(script), *argv[1:], "--report", str(report_path)]
     env = {**os.environ, "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error", **ws.env}
-    ended = run_group(full, spec.timeout, workdir / "run.log", env)
+    ended = run_group(full, spec.timeout, workdir / "run.log", env, spec.memory_limit)
     report = json.loads(report_path.read_text()) if report_path.exists() else {}
     return outcome(report, ended, spec.timeout)
 
 
 def outcome(report: dict, ended, timeout: float) -> dict:
+    """A finished report stands; otherwise how the process ended says TIMEOUT, OOM or CRASH (at the last stage)."""
+    log = ended.log[-1500:]
     if ended.timed_out:
         return {**report, "status": "timeout", "error_type": "Timeout",
-                "error": f"killed after {timeout:.0f} s (whole process group)\n{ended.log[-1500:]}"}
-    if ended.signal_name and report.get("status") != "crash":
-        kind = "oom" if "MemoryError" in ended.log else "crash"
+                "error": f"killed after {timeout:.0f} s (whole process group)\n{log}"}
+    if report.get("status") not in (None, "running"):
+        return report
+    if ended.signal_name:
+        kind = "oom" if "MemoryError" in log else "crash"
         return {**report, "status": kind, "error_type": ended.signal_name,
-                "error": f"run.py died by {ended.signal_name}\n{ended.log[-1500:]}"}
-    if not report:
-        return {"status": "crash", "stage": "load", "error_type": f"exit {ended.returncode}",
-                "error": f"run.py exited with code {ended.returncode} and wrote no report\n{ended.log[-1500:]}"}
-    return report
+                "error": f"run.py died by {ended.signal_name}\n{log}"}
+    return {"stage": "load", **report, "status": "crash", "error_type": f"exit {ended.returncode}",
+            "error": f"run.py exited with code {ended.returncode} without a final report\n{log}"}
 
 
 STATUS = {"ok": "PASS", "error": "ERROR", "timeout": "TIMEOUT", "oom": "OOM", "crash": "CRASH"}
@@ -139,13 +144,14 @@ def reference_key(facts, spec: TestSpec, prov: provenance.Provenance) -> str:
 def reference(facts, spec: TestSpec, ws: Workspace, prov) -> dict:
     """The CPU eager reference report, from the on-disk cache or a fresh run (cached only when it succeeded)."""
     path = ws.references / f"{reference_key(facts, spec, prov)}.json"
-    if path.exists():
-        return {**json.loads(path.read_text()), "reused": True}
-    argv = run_py_argv(spec, "cpu", "none", 1, 1, 1)
-    with tempfile.TemporaryDirectory(dir=ws.cache) as tmp:
-        report = execute(argv, spec, ws, Path(tmp), prov.run_py)
-    if report.get("status") == "ok":
-        store.write_json_atomic(path, {k: report.get(k) for k in ("token_ids", "text", "status")})
+    with file_lock(path.with_suffix(".lock")):  # concurrent tests of one checkpoint: one computes, the rest reuse
+        if path.exists():
+            return {**json.loads(path.read_text()), "reused": True}
+        argv = run_py_argv(spec, "cpu", "none", 1, 1, 1)
+        with tempfile.TemporaryDirectory(dir=ws.cache) as tmp:
+            report = execute(argv, spec, ws, Path(tmp), prov.run_py)
+        if report.get("status") == "ok":
+            store.write_json_atomic(path, {k: report.get(k) for k in ("token_ids", "text", "status")})
     return {**report, "reused": False}
 
 
@@ -209,11 +215,12 @@ def run_planned(spec: TestSpec, ws: Workspace, prov, row: Result, facts, judge) 
     row = replace(row, cores=plan.cores, tp=plan.tp, ep=plan.ep, command=json.dumps(["python", *argv]))
     ws.cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=ws.cache) as tmp:
-        report = execute(argv, spec, ws, Path(tmp), prov.run_py)
-    row = apply_report(row, report)
-    if row.result != "PASS":
-        return row
-    return verify_row(row, spec, ws, prov, facts, judge)
+        session = cache_session.open_session(ws.compile_cache, row, spec.tokens, spec.prompt, Path(tmp))
+        report = execute(argv, spec, session.workspace(ws), Path(tmp), prov.run_py)
+        row = apply_report(row, report)
+        if row.result == "PASS":
+            row = verify_row(row, spec, ws, prov, facts, judge)
+        return session.finish(row, report)
 
 
 def verify_row(row: Result, spec: TestSpec, ws: Workspace, prov, facts, judge) -> Result:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -34,12 +35,20 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-def run_group(argv: list[str], timeout: float, log_path: Path, env: dict | None = None) -> Exit:
+def limit_memory(limit: int | None):
+    """A preexec function capping the child's address space (RLIMIT_AS), or None for no cap."""
+    if not limit:
+        return None
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def run_group(argv: list[str], timeout: float, log_path: Path, env: dict | None = None,
+              memory_limit: int | None = None) -> Exit:
     """Start `argv` in a new session; on timeout (or when it ends) kill every process left in its group."""
     start = time.monotonic()
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, env=env)
+                                start_new_session=True, env=env, preexec_fn=limit_memory(memory_limit))
         try:
             proc.wait(timeout=timeout)
             timed_out = False

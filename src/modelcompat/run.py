@@ -148,6 +148,14 @@ def compiled_graphs():
     return counters["stats"]["unique_graphs"]
 
 
+def compile_cache_counts():
+    """Inductor's on-disk FX graph cache hits and misses in this process (empty for other backends)."""
+    from torch._dynamo.utils import counters
+
+    keys, found = ("fxgraph_cache_hit", "fxgraph_cache_miss"), counters["inductor"]
+    return {k: found[k] for k in keys} if any(k in found for k in keys) else {}
+
+
 def generate(model, inputs, tokens, pad_id):
     import torch
 
@@ -166,15 +174,21 @@ def local_param_numel(model):
     return sum(p.to_local().numel() if hasattr(p, "to_local") else p.numel() for p in model.parameters())
 
 
-def run_protocol(args, report, device):
-    report["stage"] = "load"
+def enter(report, stage, path):
+    """Record the stage on disk before doing it, so a process killed mid-stage still says where it died."""
+    report["stage"] = stage
+    write_json(path, report)
+
+
+def run_protocol(args, report, device, path):
+    enter(report, "load", path)
     start = time.perf_counter()
     model, processor = load(args)
     report.update(load_s=time.perf_counter() - start, dtype=str(model.dtype).replace("torch.", ""),
                   local_param_numel=local_param_numel(model))
     inputs, tokenizer = build_inputs(args, processor, device)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-    report["stage"] = "compile"
+    enter(report, "compile", path)
     compile_model(model, args.backend)
     try:
         first_ids, first_s = generate(model, inputs, args.tokens, pad_id)
@@ -182,9 +196,10 @@ def run_protocol(args, report, device):
         report["stage"] = "compile" if is_compiler_error(exc) else "generate"
         raise
     report["graphs"] = compiled_graphs()
+    report["compile_cache"] = compile_cache_counts()
     if args.backend != "none" and report["graphs"] == 0:
         raise RuntimeError(f"generation ran uncompiled: backend {args.backend!r} compiled no graph")
-    report["stage"] = "generate"
+    enter(report, "generate", path)
     ids, warm_s = generate(model, inputs, args.tokens, pad_id)
     if ids != first_ids:
         report["notes"] = "warm generate differs from the first; the warm tokens are reported"
@@ -205,24 +220,29 @@ def record_memory(report, device):
 
 def run_rank(rank, args, port=None):
     """One rank's whole protocol; always writes this rank's report, returns True on success."""
-    report = {"rank": rank, "status": "error", "stage": "load", "device": args.device, "backend": args.backend,
+    path = rank_report_path(args.report, rank, args.cores)
+    report = {"rank": rank, "status": "running", "stage": "load", "device": args.device, "backend": args.backend,
               "cores": args.cores, "tp": args.tp, "ep": args.ep, "pid": os.getpid()}
     try:
         import_device_module(args.device)
         if args.cores > 1:
-            report["stage"] = "shard"
+            enter(report, "shard", path)
             init_distributed(rank, args, port)
         device = f"{args.device}:{rank}" if args.cores > 1 and args.device != "cpu" else args.device
-        run_protocol(args, report, device)
+        run_protocol(args, report, device, path)
         report["status"] = "ok"
     except BaseException as exc:
-        report.update(error_type=type(exc).__name__, error=trimmed_traceback(exc))
-        if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():
-            report["status"] = "oom"
+        report.update(status="oom" if is_out_of_memory(exc) else "error", error_type=type(exc).__name__,
+                      error=trimmed_traceback(exc))
     finally:
         record_memory(report, args.device)
-        write_json(rank_report_path(args.report, rank, args.cores), report)
+        write_json(path, report)
     return report["status"] == "ok"
+
+
+def is_out_of_memory(exc):
+    text = str(exc).lower()
+    return isinstance(exc, MemoryError) or "out of memory" in text or "can't allocate memory" in text
 
 
 def trimmed_traceback(exc, limit=40):
@@ -282,7 +302,8 @@ def merge_reports(args, death):
     merged["ranks"] = [{k: r.get(k) for k in ("rank", "status", "stage", "pid", "local_param_numel",
                                               "host_rss_peak_gb", "device_mem_peak_gb")} for r in ranks]
     merged.setdefault("stage", "shard")
-    merged.setdefault("status", "crash")
+    if merged.get("status", "running") == "running":
+        merged.update(status="crash", error_type="exit", error="a rank ended without a final report")
     return merged
 
 

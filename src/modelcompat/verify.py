@@ -44,6 +44,7 @@ def decide(cores: int, ids: list[int], reference: list[int] | None, judge_score=
                    judge_score.score, judge_score.judge)
 
 
+EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Failed|Interrupt|Exit)\b:?")
 SIGNATURE_RULES = [
     (re.compile(r"0x[0-9a-fA-F]+"), "<hex>"),
     (re.compile(r"(/[\w.+-]+)+"), "<path>"),
@@ -57,8 +58,10 @@ def error_signature(error_type: str | None, error: str | None) -> str | None:
     """A normalized one-liner: the exception type and its last message line with numbers and paths removed."""
     if not error_type and not error:
         return None
-    lines = [line for line in (error or "").strip().splitlines() if line.strip()]
-    message = lines[-1] if lines else ""
+    lines = [line.strip() for line in (error or "").strip().splitlines() if line.strip()]
+    raised = [line for line in lines if EXCEPTION_LINE.match(line)]
+    message = (raised or lines or [""])[-1]
     for pattern, repl in SIGNATURE_RULES:
         message = pattern.sub(repl, message)
-    return f"{error_type or 'Error'}: {message.strip()}"[:300]
+    prefix = f"{error_type or 'Error'}: "
+    return (message if message.startswith(prefix) else prefix + message)[:300]
