@@ -40,7 +40,7 @@ def workspace(args):
     from .fixtures import cache_root
     from .harness import Workspace
 
-    return Workspace(staging=Path(args.out), cache=cache_root())
+    return Workspace(staging=Path(args.out), cache=cache_root(), compile_cache=getattr(args, "cache", None))
 
 
 def cmd_test(args) -> int:
@@ -70,6 +70,12 @@ def cmd_demo(args) -> int:
     return run_demo(Path(args.dir), backend=args.backend)
 
 
+def add_cache_commands(sub) -> None:
+    from .cache_cli import add_cache_commands as add
+
+    add(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="modelcompat", description="Does this Hugging Face checkpoint run on "
                                      "this accelerator backend? Tests, datasets and an explorer.")
@@ -78,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="Hub id or local folder")
     p.add_argument("--revision", default=None)
     p.add_argument("--json", action="store_true", help="print the row as JSON")
+    p.add_argument("--cache", default=None, help="compiled-graph cache, a folder or Hub repo ORG/NAME: fetched "
+                   "before the test, pushed after a PASS")
     add_test_options(p)
     p.set_defaults(func=cmd_test)
     p = sub.add_parser("fixtures", help="build the tiny real checkpoints used by the demo and the tests")
@@ -89,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", default="results", help="working folder (fixtures/, staging/)")
     p.add_argument("--backend", default=None, help="compile backend (default: the cpu target's inductor)")
     p.set_defaults(func=cmd_demo)
+    add_cache_commands(sub)
     return parser
 
 

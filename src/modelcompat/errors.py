@@ -90,6 +90,13 @@ class HubProblem(ModelcompatError):
     detail: str
 
 
+@dataclass
+class CompilerVersionMismatch(ModelcompatError):
+    compiler: str
+    wanted: str | None  # the version the cache entries were compiled with
+    installed: str  # the version this machine has
+
+
 MESSAGES: dict[type, str] = {
     UnknownName: "Unknown {kind} {name!r}.{suggestion} Choose one of: {choices_text}.",
     ModelNotFound: "Model {model_id!r} not found: {reason}. Check the id or the path.",
@@ -105,6 +112,9 @@ MESSAGES: dict[type, str] = {
     CatalogProblem: "Catalog {source}: {detail}.",
     CacheProblem: "Compiled-graph cache {where}: {detail}.",
     HubProblem: "Hugging Face Hub error for {repo} (HTTP {status}): {detail}.",
+    CompilerVersionMismatch: "Refusing compiled graphs for {compiler} {wanted}: this machine has {compiler} "
+                             "{installed}, and reuse needs the exact version. Install {compiler} {wanted}, or "
+                             "use --compiler-version {installed}.",
 }
 
 
