@@ -1,0 +1,48 @@
+"""The catalog tabs (Selected, Trending, Downloads, Local): a catalog's entries joined with their results in the
+chosen version pair. An entry with no result row is `untested`, which is not the same as SKIPPED."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import catalog, errors, query
+from .explorer import CATALOG_LEAD, Explorer
+from .state import ANY, UNTESTED, ViewState
+
+
+@dataclass(frozen=True)
+class CatalogView:
+    rows: list[dict]  # one per entry: the result's columns (result None: untested) plus the lead column
+    caption: str  # the catalog's name, size, date and source
+    problems: list[str]  # entries or files left out, and why
+
+
+def entry_row(ex: Explorer, entry: catalog.Entry, state: ViewState, pair: tuple | None) -> dict:
+    found = None
+    if pair is not None:
+        found = query.detail(ex.ds, entry.id, pair[0], pair[1], task=state.task)
+    row = found.to_dict() if found else {"model_id": entry.id, "result": None}
+    return {**row, "reason": entry.reason, "rank": entry.rank, "path": entry.path}
+
+
+def wanted(row: dict, state: ViewState) -> bool:
+    if state.status in (ANY, ""):
+        return True
+    return (row["result"] or UNTESTED) == state.status
+
+
+def catalog_view(ex: Explorer, name: str, state: ViewState) -> CatalogView:
+    try:
+        snapshot = catalog.entries(name, state.task, where=ex.catalog_where)
+    except errors.ModelcompatError as exc:
+        return CatalogView([], f"{name}: not available", [errors.message(exc)])
+    pair = None if ex.ds.empty else query.chosen_pair(ex.ds, state.cv or None, state.tf or None)
+    chosen = [e for e in snapshot.entries if state.q.lower() in e.id.lower()]
+    rows = [r for r in (entry_row(ex, e, state, pair) for e in chosen) if wanted(r, state)]
+    versions = f"results from {pair[0]} / transformers {pair[1]}" if pair else "no results in this version pair"
+    caption = f"{catalog.describe(snapshot)}; {versions}."
+    return CatalogView(rows, caption, [errors.message(p) for p in snapshot.problems])
+
+
+def lead_column(name: str) -> str:
+    return CATALOG_LEAD.get(name, "reason")
