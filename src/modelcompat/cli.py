@@ -76,6 +76,109 @@ def add_cache_commands(sub) -> None:
     add(sub)
 
 
+DEFAULT_DATA = "results/dataset"
+
+
+def open_data(args):
+    from .query import open_dataset
+
+    ds = open_dataset(args.data)
+    for warning in ds.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return ds
+
+
+def one_row(args):
+    from .query import detail
+
+    row = detail(open_data(args), args.model, args.compiler_version, args.transformers)
+    if row is None:
+        pins = [f"{k} {v}" for k, v in (("compiler", args.compiler_version), ("transformers", args.transformers)) if v]
+        raise errors.NoResult(args.model, f" with {', '.join(pins)}" if pins else "")
+    return row
+
+
+def cmd_query(args) -> int:
+    from . import query, terminal
+
+    rows = query.search(open_data(args), args.text, args.status, args.task, args.target, args.compiler_version,
+                        args.transformers, args.limit)
+    print(dumps(rows)) if args.json else terminal.print_search(rows)
+    return 0
+
+
+def cmd_show(args) -> int:
+    from .terminal import print_detail
+
+    row = one_row(args)
+    print(row.to_json()) if args.json else print_detail(row)
+    return 0
+
+
+def cmd_reproduce(args) -> int:
+    from .query import reproduce_command, write_reproduction
+
+    row = one_row(args)
+    for path in write_reproduction(row, Path(args.dir)):
+        print(f"wrote {path}")
+    print(f"cd {args.dir}\n" + "\n".join(reproduce_command(row)))
+    return 0
+
+
+def cmd_versions(args) -> int:
+    from . import query, terminal
+
+    rows = query.versions(open_data(args))
+    print(dumps(rows)) if args.json else terminal.print_rows(rows, "versions (newest first)")
+    return 0
+
+
+def cmd_publish(args) -> int:
+    from . import dataset, hub
+
+    if args.repo:
+        done = hub.publish_hub(Path(args.staging), args.repo, args.keep_history)
+    else:
+        done = dataset.publish_local(Path(args.staging), Path(args.to), args.keep_history)
+    print(dumps(vars(done)))
+    return 0
+
+
+def add_data_options(p: argparse.ArgumentParser, versions: bool = True) -> None:
+    p.add_argument("--data", default=DEFAULT_DATA, help=f"dataset folder or hf://datasets/ORG/NAME ({DEFAULT_DATA})")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    if versions:
+        p.add_argument("--compiler-version", default=None, help="default: the newest present")
+        p.add_argument("--transformers", default=None, help="default: the newest present")
+
+
+def add_dataset_commands(sub) -> None:
+    p = sub.add_parser("publish", help="compact staged rows into the Parquet dataset (a folder or a Hub repo)")
+    p.add_argument("--staging", default="results/staging")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--to", help="dataset folder")
+    where.add_argument("--repo", help="Hub dataset repo ORG/NAME")
+    p.add_argument("--keep-history", action="store_true", help="keep every row, not only the newest per test")
+    p.set_defaults(func=cmd_publish)
+    p = sub.add_parser("query", help="search the results (newest per model in one version pair)")
+    p.add_argument("text", nargs="?", default="", help="part of a model id (any case)")
+    add_data_options(p)
+    for name in ("status", "task", "target"):
+        p.add_argument(f"--{name}", default=None)
+    p.add_argument("--limit", type=int, default=500)
+    p.set_defaults(func=cmd_query)
+    for name, func, text in (("show", cmd_show, "one model's newest result in full"),
+                             ("reproduce", cmd_reproduce, "write run.py + requirements.txt and print the commands")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("model")
+        add_data_options(p)
+        p.set_defaults(func=func)
+    p.add_argument("--dir", default="reproduce", help="folder for run.py and requirements.txt")
+    p = sub.add_parser("versions", help="version pairs in the dataset with pass rates")
+    add_data_options(p, versions=False)
+    p.set_defaults(func=cmd_versions)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="modelcompat", description="Does this Hugging Face checkpoint run on "
                                      "this accelerator backend? Tests, datasets and an explorer.")
@@ -98,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", default=None, help="compile backend (default: the cpu target's inductor)")
     p.set_defaults(func=cmd_demo)
     add_cache_commands(sub)
+    add_dataset_commands(sub)
     return parser
 
 

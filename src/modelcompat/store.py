@@ -42,3 +42,39 @@ def staged_rows(staging: Path) -> list[Result]:
     if not folder.is_dir():
         return []
     return [Result.from_dict(json.loads(p.read_text())) for p in sorted(folder.glob("[!.]*.json"))]
+
+
+def replace_atomically(path: Path, data: bytes) -> Path:
+    """The same write-beside-then-rename as `write_json_atomic`, for any bytes (a card, a Parquet file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+def staged_files(staging: Path) -> list[tuple[Path, Result]]:
+    """Like `staged_rows`, with the file each row came from (so publishing can move it once it is safe)."""
+    folder = Path(staging)
+    if not folder.is_dir():
+        return []
+    return [(p, Result.from_dict(json.loads(p.read_text()))) for p in sorted(folder.glob("[!.]*.json"))]
+
+
+def mark_published(staging: Path, paths: list[Path]) -> int:
+    """Move staged files into staging/published/ once their rows are in the dataset; a file another publisher
+    already moved is fine. Returns how many this call moved."""
+    done = Path(staging) / "published"
+    done.mkdir(parents=True, exist_ok=True)
+    moved = 0
+    for path in paths:
+        try:
+            os.replace(path, done / Path(path).name)
+            moved += 1
+        except FileNotFoundError:
+            pass
+    return moved

@@ -1,0 +1,142 @@
+"""The results dataset in a folder: one Parquet file per (compiler, compiler version, transformers version).
+
+Publishing merges staged rows into those files under a file lock (two publishers lose no row), writes each
+file beside its final name and renames it (readers never see half a file), regenerates the dataset card,
+and only then moves the staged files to staging/published/.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import card, store
+from .schema import Result, arrow_schema
+
+NEWEST_KEY = ("model_id", "revision", "task", "target", "backend")  # one test; the newest row wins
+SORT_KEY = ("model_id", "task", "target", "backend", "tested_at")  # sorted by model: row groups prune lookups
+ROW_GROUP_ROWS = 4096  # measured in bench/bench_query.py: small enough to prune a model lookup to one group
+LOCK_NAME = ".publish.lock"
+
+
+@dataclass(frozen=True)
+class Published:
+    destination: str
+    files: tuple[str, ...]  # the Parquet files this run wrote
+    staged: int  # rows read from staging
+    rows: int  # rows in the written files after merging
+
+
+def safe_part(text: str | None) -> str:
+    """A file-name-safe piece: letters, digits, `.`, `+`, `-`; anything else becomes `_`."""
+    return re.sub(r"[^A-Za-z0-9.+-]+", "_", text or "unknown").strip("._") or "unknown"
+
+
+def file_name(row: Result) -> str:
+    """e.g. `inductor-2.13.0+cpu__transformers-5.24.0.parquet`."""
+    return (f"{safe_part(row.compiler)}-{safe_part(row.compiler_version)}"
+            f"__transformers-{safe_part(row.transformers)}.parquet")
+
+
+def group_by_file(rows: list[Result]) -> dict[str, list[dict]]:
+    groups: dict[str, list[dict]] = {}
+    for row in rows:
+        groups.setdefault(file_name(row), []).append(row.to_dict())
+    return groups
+
+
+def merge_rows(existing: list[dict], new: list[dict], keep_history: bool = False) -> list[dict]:
+    """Newest row per test (ties: the later one in `existing + new`); with history, only exact repeats go."""
+    fields = NEWEST_KEY + (("tested_at",) if keep_history else ())
+    chosen: dict[tuple, dict] = {}
+    for row in existing + new:
+        key = tuple(row.get(f) for f in fields)
+        old = chosen.get(key)
+        if old is None or (row.get("tested_at") or "") >= (old.get("tested_at") or ""):
+            chosen[key] = row
+    return sorted(chosen.values(), key=lambda r: tuple(str(r.get(f) or "") for f in SORT_KEY))
+
+
+def read_rows(path: Path) -> list[dict]:
+    """Rows of one of our Parquet files, upgraded to this schema (missing columns get their defaults)."""
+    import pyarrow.parquet as pq
+
+    if not Path(path).exists():
+        return []
+    return [Result.from_dict(d).to_dict() for d in pq.read_table(path).to_pylist()]
+
+
+def write_parquet(rows: list[dict], path: Path) -> Path:
+    """The one writer: schema.arrow_schema(), zstd, dictionary-encoded strings (run_py and stack repeat)."""
+    import pyarrow as pa
+
+    table = pa.Table.from_pylist(rows, schema=arrow_schema())
+    return write_table(table, path)
+
+
+def sorted_table(table):
+    """Sorted by SORT_KEY; a table already in order (merge_rows sorts) is not copied."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    order = pc.sort_indices(table.select(list(SORT_KEY)), [(name, "ascending") for name in SORT_KEY])
+    in_order = pc.all(pc.equal(order, pa.array(range(len(order)), type=order.type))).as_py()
+    return table if in_order or len(order) == 0 else table.take(order)
+
+
+def write_table(table, path: Path) -> Path:
+    """Cast to the schema, sort by model (a lookup reads one row group), write beside, fsync, rename."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    table = sorted_table(table.cast(arrow_schema()))
+    pq.write_table(table, tmp, compression="zstd", compression_level=6,
+                   use_dictionary=True, row_group_size=ROW_GROUP_ROWS, write_statistics=True)
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+@contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """An exclusive flock on a lock file in the destination: publishers take turns, none loses a row."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    with open(Path(folder) / LOCK_NAME, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def parquet_files(folder: Path) -> list[Path]:
+    """The dataset's files; hidden ones (a publish in progress) are never listed."""
+    return sorted(Path(folder).glob("[!.]*.parquet")) if Path(folder).is_dir() else []
+
+
+def write_card(folder: Path) -> Path:
+    names = [p.name for p in parquet_files(folder)]
+    return store.replace_atomically(Path(folder) / "README.md", card.render(names).encode())
+
+
+def publish_local(staging: Path, destination: Path, keep_history: bool = False) -> Published:
+    """Merge every staged row into the destination folder, then move the staged files aside."""
+    staged = store.staged_files(staging)
+    groups = group_by_file([row for _, row in staged])
+    total = 0
+    with locked(destination):
+        for name, rows in groups.items():
+            path = Path(destination) / name
+            merged = merge_rows(read_rows(path), rows, keep_history)
+            write_parquet(merged, path)
+            total += len(merged)
+        write_card(destination)
+    store.mark_published(staging, [path for path, _ in staged])
+    return Published(str(destination), tuple(sorted(groups)), len(staged), total)
