@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup run test bench browser clean
+.PHONY: setup run test bench browser clean serve space
 
 $(STAMP): pyproject.toml requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -28,6 +28,14 @@ test: setup browser
 
 bench: setup
 	HF_HUB_OFFLINE=1 $(PY) -m bench
+
+serve: setup
+	HF_HUB_OFFLINE=1 $(PY) -m modelcompat serve
+
+# A deployable Hugging Face Space in build/space: space/ plus the modelcompat package beside app.py.
+space:
+	rm -rf build/space && mkdir -p build && cp -r space build/space
+	cp -r src/modelcompat build/space/modelcompat && find build/space -name __pycache__ -prune -exec rm -rf {} +
 
 clean:
 	rm -rf results tests/artifacts

@@ -49,6 +49,11 @@ def listed(page, tab: str = "all") -> list[str]:
     return page.locator(f"#mc-list-{tab} a.mc-open").all_inner_texts()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def artifacts():
+    ARTIFACTS.mkdir(exist_ok=True)
+
+
 def test_first_page_lists_the_newest_pair(server, page):
     page.goto(server.url + "/")
     page.wait_for_selector("#mc-list-all table")
@@ -56,7 +61,6 @@ def test_first_page_lists_the_newest_pair(server, page):
                             "tiny/new-model"]
     assert page.get_by_text("too large for 2 cores").is_visible()  # a skip shows its exclusion
     assert page.get_by_text("RuntimeError: <b>bad</b> graph").is_visible()  # markup shown as text
-    ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "explorer-all-tested.png"), full_page=True)
 
 
@@ -115,6 +119,7 @@ def test_catalog_tab_marks_untested_apart_from_skipped(server, page):
     assert "SKIPPED" in texts["meta-llama/Llama-3.3-70B-Instruct"] and "too large" in texts[
         "meta-llama/Llama-3.3-70B-Instruct"]
     assert "untested" in texts["Qwen/Qwen3-8B"]
+    page.screenshot(path=str(ARTIFACTS / "explorer-selected.png"), full_page=True)
     page.get_by_role("tab", name="Trending").click()
     page.wait_for_selector("#mc-list-trending table")
     assert "as of 20" in page.locator("#mc-list-trending").inner_text()  # the snapshot's date
@@ -128,3 +133,4 @@ def test_across_versions_tabs(server, page):
     page.get_by_text("RuntimeError: <b>bad</b> graph").last.wait_for()
     page.get_by_role("tab", name="Pass rates").click()
     assert page.locator("svg.mc-chart rect").count() == 2
+    page.screenshot(path=str(ARTIFACTS / "explorer-pass-rates.png"))

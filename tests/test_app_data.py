@@ -37,7 +37,7 @@ def sample_rows() -> list[Result]:
             error_signature="RuntimeError: <b>bad</b> graph", generated_text=XSS, run_py=RUN_PY + "# " + XSS),
         row("meta-llama/Llama-3.2-1B-Instruct", "PASS", OLD, **passing),
         row("meta-llama/Llama-3.3-70B-Instruct", "SKIPPED", stage="plan", exclusion="too large for 2 cores",
-            cores=None, tp=None, ep=None, wall_s=0.1, compile_s=None),
+            cores=None, tp=None, ep=None, wall_s=0.1, compile_s=None, device_mem_peak_gb=None),
         row("tiny/mixtral-moe", "FAIL", cores=2, tp=2, ep=2, stage="verify", verdict_basis="judge", english=False,
             english_score=0.12, judge="SmolLM2-135M-Instruct@0.5", cpu_match=False, match_prefix=3),
         row("tiny/new-model", "TIMEOUT", stage="generate", error="timed out after 900 s",

@@ -179,6 +179,21 @@ def add_dataset_commands(sub) -> None:
     p.set_defaults(func=cmd_versions)
 
 
+def cmd_serve(args) -> int:
+    from .app import serve
+
+    serve(args.data, host=args.host, port=args.port)
+    return 0
+
+
+def add_serve_command(sub) -> None:
+    p = sub.add_parser("serve", help="the explorer: web app, JSON API (/api/...) and badges (/badge/ID.svg)")
+    p.add_argument("--data", default=DEFAULT_DATA, help=f"dataset folder or hf://datasets/ORG/NAME ({DEFAULT_DATA})")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    p.add_argument("--port", type=int, default=7860)
+    p.set_defaults(func=cmd_serve)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="modelcompat", description="Does this Hugging Face checkpoint run on "
                                      "this accelerator backend? Tests, datasets and an explorer.")
@@ -202,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
     add_cache_commands(sub)
     add_dataset_commands(sub)
+    add_serve_command(sub)
     return parser
 
 
