@@ -9,14 +9,15 @@ A cache is a folder or a Hugging Face repo (cache_store.open_store), laid out as
         .complete    manifest {name: sha256}, written last: only a complete entry whose files match it is used
         .failed      a push that failed; .lock: a push in progress (folder caches only)
 
-`<model>` is the Hub id, or `local/<folder name>` for a local checkpoint (its revision, a content hash, is in the
-key). `<key>` is a hash of the canonical JSON of CacheKey. Reuse needs the exact compiler version.
+<model>: the Hub id, or local/<folder name> (a local revision is a content hash, in the key). <key>: a hash of
+CacheKey's canonical JSON. Reuse needs the exact compiler version.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shlex
 import tempfile
@@ -25,9 +26,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import targets
-from .cache_store import COMPLETE, FAILED, LOCK, META, Store, open_store
-from .errors import CacheProblem, CompilerVersionMismatch
+from .cache_store import COMPLETE, FAILED, LOCK, META, Store, clear_folder, open_store, sha256_file
+from .errors import CompilerVersionMismatch
 
+SOURCE_ENV = "MODELCOMPAT_COMPILE_CACHE"  # the default cache to fetch from: a folder or Hub repo ORG/NAME
 KEY = re.compile(r"^[0-9a-f]{24}$")
 HUB_ID = re.compile(r"^[\w.-]+(/[\w.-]+)?$")
 
@@ -36,14 +38,17 @@ HUB_ID = re.compile(r"^[\w.-]+(/[\w.-]+)?$")
 class CompilerCache:
     dir_env: str  # the environment variable that points the compiler at its on-disk cache
     extra_env: tuple[tuple[str, str], ...] = ()
+    subdir_env: tuple[tuple[str, str], ...] = ()  # variables pointed at a subfolder of the cache folder
     skip: tuple[str, ...] = ()  # top-level names in the cache folder that are not content
 
 
 # inductor: the FX graph and AOTAutograd caches are on by default; set them anyway, so a user's environment that
-# turned them off cannot make a fetched entry silently useless. `locks/` holds inductor's empty file locks.
+# turned them off cannot make a fetched entry silently useless. Triton kernels (cuda) go under <dir>/triton, as
+# inductor puts them when TRITON_CACHE_DIR is unset. `locks/` holds inductor's empty file locks.
 COMPILER_CACHES: dict[str, CompilerCache] = {
     "inductor": CompilerCache("TORCHINDUCTOR_CACHE_DIR", (("TORCHINDUCTOR_FX_GRAPH_CACHE", "1"),
-                                                          ("TORCHINDUCTOR_AUTOGRAD_CACHE", "1")), ("locks",)),
+                                                          ("TORCHINDUCTOR_AUTOGRAD_CACHE", "1")),
+                              (("TRITON_CACHE_DIR", "triton"),), ("locks",)),
     "neuronx-cc": CompilerCache("TORCH_NEURONX_NEFF_CACHE_DIR"),
 }
 
@@ -192,23 +197,6 @@ def fetch_entry(store: Store, ref: EntryRef, dest: Path) -> Lookup:
     return Lookup(ref, True, "hit")
 
 
-def sha256_file(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def clear_folder(folder: Path) -> None:
-    import shutil
-
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True, exist_ok=True)
-
-
 def content_files(src: Path, compiler: str) -> dict[str, Path]:
     skip = COMPILER_CACHES[compiler].skip if compiler in COMPILER_CACHES else ()
     return {f"files/{p.relative_to(src).as_posix()}": p for p in sorted(src.rglob("*"))
@@ -258,9 +246,11 @@ def push(model_id: str, compiler_version: str, source: str, dest: str, target: s
 
 
 def fetch_command(row, source: str | None = None) -> str | None:
-    """The exact `modelcompat cache fetch` command for a row's model and compiler version (None: not cacheable)."""
+    """The exact `modelcompat cache fetch` command for a row's model and compiler version (None: not cacheable).
+    `--from` is `source`, else $MODELCOMPAT_COMPILE_CACHE; with neither, it is left out (the CLI then asks for it)."""
     if row.compiler not in COMPILER_CACHES or not row.compiler_version:
         return None
+    source = source or os.environ.get(SOURCE_ENV)
     argv = ["modelcompat", "cache", "fetch", row.model_id, "--compiler-version", row.compiler_version]
     argv += ["--target", row.target] if row.target != "cpu" else []
     argv += ["--from", source] if source else []
@@ -300,15 +290,3 @@ def prune_reason(store: Store, entry: CachedEntry, compiler_version: str | None)
 
 def ls(location: str) -> list[CachedEntry]:
     return list_entries(open_store(location))
-
-
-def describe_size(size: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return str(size)
-
-
-__all__ = ["CacheKey", "CacheProblem", "CachedEntry", "EntryRef", "PrunePlan", "fetch", "fetch_command", "ls",
-           "plan_prune", "push", "fetch_entry", "push_entry", "list_entries", "open_store"]

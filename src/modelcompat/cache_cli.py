@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from . import cache
+from .errors import CacheProblem
 
 
 def local_cache() -> str:
@@ -12,6 +14,14 @@ def local_cache() -> str:
     from .fixtures import cache_root
 
     return str(cache_root() / "compiled")
+
+
+def describe_size(size: float) -> str:
+    for unit in ("B", "KiB", "MiB"):
+        if size < 1024:
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"
 
 
 def print_transfers(done: list[cache.Transfer], verb: str) -> int:
@@ -22,7 +32,10 @@ def print_transfers(done: list[cache.Transfer], verb: str) -> int:
 
 
 def cmd_fetch(args) -> int:
-    done = cache.fetch(args.model, args.compiler_version, args.source, args.dest or local_cache(), args.target)
+    source = args.source or os.environ.get(cache.SOURCE_ENV)
+    if not source:
+        raise CacheProblem("fetch", f"no source: pass --from DIR|ORG/NAME or set {cache.SOURCE_ENV}")
+    done = cache.fetch(args.model, args.compiler_version, source, args.dest or local_cache(), args.target)
     return print_transfers(done, "fetched")
 
 
@@ -34,7 +47,7 @@ def cmd_push(args) -> int:
 def cmd_ls(args) -> int:
     entries = cache.ls(args.location or local_cache())
     for e in entries:
-        print(f"{e.state:10} {cache.describe_size(e.size):>10} {e.nfiles:5} files  {e.ref.path}")
+        print(f"{e.state:10} {describe_size(e.size):>10} {e.nfiles:5} files  {e.ref.path}")
     print(f"{len(entries)} entries in {args.location or local_cache()}")
     return 0
 
@@ -42,8 +55,8 @@ def cmd_ls(args) -> int:
 def cmd_prune(args) -> int:
     plan = cache.plan_prune(args.location or local_cache(), args.compiler_version)
     for entry, reason in plan.items:
-        print(f"delete {entry.ref.path}  ({reason}, {cache.describe_size(entry.size)})")
-    print(f"plan: delete {len(plan.items)} entries, {cache.describe_size(plan.freed_bytes)}")
+        print(f"delete {entry.ref.path}  ({reason}, {describe_size(entry.size)})")
+    print(f"plan: delete {len(plan.items)} entries, {describe_size(plan.freed_bytes)}")
     if not plan.items or not (args.yes or confirm("proceed? [y/N] ")):
         return 0
     print(f"deleted {plan.execute()} entries")
@@ -67,8 +80,8 @@ def add_cache_commands(sub) -> None:
         p.add_argument("model", help="Hub id or local checkpoint folder")
         p.add_argument("--compiler-version", required=True, help="exact version, e.g. 2.13.0+cpu")
         p.add_argument("--target", default="cpu", help="cpu, cuda or neuron: which compiler (default cpu)")
-        p.add_argument("--from", dest="source", required=name == "fetch", help="cache folder or Hub repo ORG/NAME"
-                       + ("" if name == "fetch" else " (default: the local cache)"))
+        p.add_argument("--from", dest="source", help="cache folder or Hub repo ORG/NAME (default: "
+                       + (f"${cache.SOURCE_ENV})" if name == "fetch" else "the local cache)"))
         p.add_argument("--to", dest="dest", required=name == "push", help="cache folder or Hub repo ORG/NAME"
                        + (" (default: the local cache)" if name == "fetch" else ""))
         p.set_defaults(func=func)

@@ -32,8 +32,9 @@ class Session:
     def workspace(self, ws):
         if self.folder is None:
             return ws
-        settings = cache.COMPILER_CACHES[self.ref.compiler]
-        env = {**ws.env, **dict(settings.extra_env), settings.dir_env: str(self.folder / "files")}
+        settings, files = cache.COMPILER_CACHES[self.ref.compiler], self.folder / "files"
+        env = {**ws.env, **dict(settings.extra_env), settings.dir_env: str(files),
+               **{name: str(files / sub) for name, sub in settings.subdir_env}}
         return replace(ws, env=env)
 
     def finish(self, row: Result, report: dict) -> Result:

@@ -7,6 +7,7 @@ and deletes entries. cache.py builds everything else on these five operations, f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -103,6 +104,21 @@ def write_entry(folder: Path, files: dict[str, Path], complete: bytes) -> None:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, folder / name)
     write_atomic(folder / COMPLETE, complete)
+
+
+def sha256_file(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def clear_folder(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -52,6 +52,8 @@ def cmd_test(args) -> int:
         print(row.to_json())
     else:
         print_verdict(row)
+        if row.cache_hit is not None:  # --cache: say whether compiled graphs came from it, and what happened
+            print(f"cache_hit {row.cache_hit}  notes: {row.notes}")
     return 0 if row.result == "PASS" else 1
 
 
