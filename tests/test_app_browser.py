@@ -89,14 +89,20 @@ def test_switching_the_compiler_version_follows_with_transformers(server, page):
     assert (query_of(page)["cv"], query_of(page)["tf"]) == OLD
 
 
-def test_a_model_link_opens_its_detail(server, page):
+def test_a_model_link_opens_its_detail_in_the_page(server, page):
     page.goto(server.url + "/")
+    page.evaluate("window.__same_page = true")  # survives only if the click does not reload the page
     page.get_by_role("link", name="tiny/mixtral-moe").click()
     page.wait_for_selector("text=Timings and memory")
     assert query_of(page)["tab"] == "model" and query_of(page)["model"] == "tiny/mixtral-moe"
     assert page.get_by_text("SmolLM2-135M-Instruct@0.5").is_visible()
     assert page.get_by_text("NOT a throughput claim").is_visible()
     assert page.locator(".mc-stack tr.mc-extra").inner_text().startswith("einops")
+    assert page.evaluate("window.__same_page") is True
+    page.get_by_role("tab", name="All tested").click()
+    page.get_by_role("link", name="Qwen/Qwen3-0.6B").click()
+    page.get_by_text("of 32 tokens").wait_for()  # the second link opens the other model
+    assert query_of(page)["model"] == "Qwen/Qwen3-0.6B"
 
 
 def test_markup_in_a_row_is_shown_as_text_and_never_run(server, page):

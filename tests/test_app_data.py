@@ -156,3 +156,37 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"
 
 def launch_chromium(playwright):
     return playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+
+
+def fake_hf_cache(hub: Path, model_ids: list[str]) -> Path:
+    """An HF hub cache layout (models--org--name/snapshots/REV/config.json, refs/main) with configs only."""
+    for model_id in model_ids:
+        repo = hub / ("models--" + model_id.replace("/", "--"))
+        (repo / "snapshots" / "abc123").mkdir(parents=True)
+        (repo / "snapshots" / "abc123" / "config.json").write_text(json.dumps({"model_type": "llama"}))
+        (repo / "refs").mkdir()
+        (repo / "refs" / "main").write_text("abc123")
+    return hub
+
+
+def test_local_tab_joins_the_hf_cache_with_results(tmp_path):
+    from modelcompat.app.explorer import open_explorer
+    from modelcompat.app.state import ViewState
+    from modelcompat.app.views import list_html
+    from modelcompat.catalog import Where
+
+    hub = fake_hf_cache(tmp_path / "hub", ["Qwen/Qwen3-0.6B", "someone/cached-only"])
+    ex = open_explorer(write_dataset(tmp_path / "ds", sample_rows()), Where(tmp_path / "snaps", hub_cache=hub))
+    page = html.unescape(list_html(ex, "local", ViewState(tab="local")))
+    assert "local: 2 models" in page and "snapshots/abc123" in page
+    assert page.index("Qwen/Qwen3-0.6B") < page.index(">PASS<") < page.index("someone/cached-only")
+    assert page.count(">untested<") == 1
+
+
+def test_rankings_show_their_snapshot_date(explorer):
+    from modelcompat.app.state import ViewState
+    from modelcompat.app.views import list_html
+
+    for name in ("trending", "downloads"):
+        page = list_html(explorer, name, ViewState(tab=name, task="image-text-to-text"))
+        assert f"{name}: " in page and ", as of 20" in page and ">untested<" in page

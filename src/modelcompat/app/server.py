@@ -18,7 +18,7 @@ def create_app(data: str | Path, catalog_where: object | None = None):
     import gradio as gr
     from fastapi import FastAPI
 
-    from .ui import HIDDEN_CSS, build_ui
+    from .ui import FOLLOW_LINKS_JS, HIDDEN_CSS, build_ui
 
     explorer = open_explorer(data, catalog_where)
     app = FastAPI(title="modelcompat explorer", docs_url="/api/docs", openapi_url="/api/openapi.json")
@@ -26,6 +26,7 @@ def create_app(data: str | Path, catalog_where: object | None = None):
     app.include_router(api_router(explorer))
     theme = gr.themes.Default(**FONTS)
     return gr.mount_gradio_app(app, build_ui(explorer), path="/", theme=theme, css=CSS + HIDDEN_CSS,
+                               head=FOLLOW_LINKS_JS,
                                ssr_mode=False, footer_links=["api"], mcp_server=False)
 
 

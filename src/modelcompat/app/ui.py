@@ -4,6 +4,7 @@ in the URL's query string (read on load from gr.Request, written on change by a 
 from __future__ import annotations
 
 from dataclasses import replace
+from urllib.parse import parse_qsl, urlsplit
 
 import gradio as gr
 
@@ -17,6 +18,20 @@ from .state import ANY, LIST_TABS, PARAMS, TABS, TASKS, UNTESTED, ViewState, fro
 HEADER = ('<h1 style="margin:0">modelcompat explorer</h1><p class="mc-note">Does this Hugging Face checkpoint run '
           'on this backend, with this exact stack? Read-only view of the results dataset.</p>')
 HIDDEN_CSS = ".mc-hidden{display:none !important}"
+# Model links are plain `?…` links (they work without JS, in a new tab, or shared). A plain click is handled in
+# the page instead: the link goes into a hidden textbox whose change event shows that view without a reload.
+FOLLOW_LINKS_JS = """<script>
+document.addEventListener("click", (event) => {
+  const link = event.target.closest ? event.target.closest("a.mc-open") : null;
+  const box = document.querySelector("#mc-link textarea, #mc-link input");
+  if (!link || !box || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  event.preventDefault();
+  history.pushState(null, "", link.getAttribute("href"));
+  box.value = link.getAttribute("href") + "#" + Date.now();  // a new value each click: a change event
+  box.dispatchEvent(new Event("input", {bubbles: true}));
+});
+window.addEventListener("popstate", () => location.reload());
+</script>"""
 NAMES = {"cv": "compiler_version", "tf": "transformers"}  # selector -> query.chosen_pair keyword
 
 
@@ -67,6 +82,7 @@ def layout(ex: Explorer) -> dict:
     gr.HTML(HEADER + render.warnings(data.banner(ex)), elem_id="mc-banner")
     comp = controls(ex)
     comp["tab"] = gr.Textbox(value="all", elem_classes="mc-hidden", show_label=False, container=False)
+    comp["link"] = gr.Textbox(elem_id="mc-link", elem_classes="mc-hidden", show_label=False, container=False)
     with gr.Tabs(selected="all") as comp["tabs"]:
         for name, label in LIST_TABS.items():
             with gr.Tab(label, id=name):
@@ -120,7 +136,7 @@ def wire(ui: gr.Blocks, ex: Explorer, comp: dict) -> None:
     followed through `Tabs.select`, which fires on a user's click only (a Tab's own select also fires when the
     page mounts, racing the load event)."""
     inputs = [comp[p] for p in PARAMS]
-    outputs = [c for k, c in comp.items() if k not in ("open",)]
+    outputs = [c for k, c in comp.items() if k not in ("open", "link")]
     by_label = {label: name for name, label in TABS.items()}
 
     def on(event, fn) -> None:
@@ -136,7 +152,11 @@ def wire(ui: gr.Blocks, ex: Explorer, comp: dict) -> None:
     def load(request: gr.Request) -> dict:
         return on_load(ex, comp, dict(request.query_params))
 
+    def follow(link: str) -> dict:  # an in-page link (FOLLOW_LINKS_JS): the view its query string names
+        return on_load(ex, comp, dict(parse_qsl(urlsplit(link or "").query)))
+
     ui.load(load, None, outputs)
+    comp["link"].change(follow, comp["link"], outputs).then(None, inputs, None, js=url_js(PARAMS))
     for name in ("task", "status", "cv", "tf"):
         on(comp[name].input, handler(keep="tf" if name == "tf" else "cv"))
     on(comp["q"].submit, handler())

@@ -9,17 +9,22 @@ from . import render
 from .catalogs import catalog_view, lead_column
 from .detail import detail_html
 from .explorer import Explorer
-from .state import LIST_TABS, ViewState, parse_pair
+from .state import LIST_TABS, UNTESTED, ViewState, parse_pair
 
 DETAIL_OUTPUTS = ("detail", "error", "generated", "stack", "run_py", "reproduce", "fetch")
 
 
+LIMIT = 500  # rows a list shows; the caption says when there are more
+
+
 def all_tested(ex: Explorer, state: ViewState) -> str:
-    rows = data.search(ex, state)
-    shown = rows[0] if rows else {}
-    where = (f"{shown.get('compiler_version')} / transformers {shown.get('transformers')}" if rows
-             else f"{state.cv or 'newest'} / transformers {state.tf or 'newest'}")
-    caption = f"All tested {state.task} models in {where}: {len(rows)} shown (newest result per model and target)."
+    if state.status == UNTESTED:
+        return render.note("Untested models are the ones in a catalog with no result: see the catalog tabs.")
+    rows = data.search(ex, state, LIMIT)
+    shown = rows[0] if rows else {"compiler_version": state.cv or "newest", "transformers": state.tf or "newest"}
+    where = f"{shown['compiler_version']} / transformers {shown['transformers']}"
+    more = f"the first {LIMIT} shown; search to narrow" if len(rows) == LIMIT else f"{len(rows)} shown"
+    caption = f"All tested {state.task} models in {where}: {more} (newest result per model and target)."
     return render.note(caption) + render.results_rows(rows, state)
 
 
