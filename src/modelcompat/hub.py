@@ -96,12 +96,12 @@ def download(repo: str, endpoint: str | None = None, token: str | None = None, c
 def merged_file(api, repo: str, sha: str, name: str, rows: list[dict], present: set[str], folder: Path,
                 keep_history: bool) -> Path:
     """The repo's version of one file (at `sha`) merged with our rows, written under `folder`."""
-    existing = []
+    existing = None
     if name in present:
-        remote = api.hf_hub_download(repo_id=repo, filename=name, repo_type="dataset", revision=sha,
-                                     cache_dir=str(folder / "cache"))
-        existing = dataset.read_rows(Path(remote))
-    return dataset.write_parquet(dataset.merge_rows(existing, rows, keep_history), folder / name)
+        existing = Path(api.hf_hub_download(repo_id=repo, filename=name, repo_type="dataset", revision=sha,
+                                            cache_dir=str(folder / "cache")))
+    dataset.merge_file(existing, rows, folder / name, keep_history)
+    return folder / name
 
 
 def operations(api, repo: str, info, groups: dict[str, list[dict]], folder: Path, keep_history: bool) -> list:

@@ -143,13 +143,16 @@ def search(ds: Dataset, text: str = "", status: str | None = None, task: str | N
     pair = chosen_pair(ds, compiler_version, transformers)
     if pair is None:
         return []
+    where, params = matching(pair, task, target, text or "")
+    inner = newest_sql(", ".join(SEARCH_COLUMNS), where, results_for(ds, pair))
+    sql = f"SELECT * FROM ({inner}) WHERE (? IS NULL OR result = ?) ORDER BY {TEST_KEY} LIMIT ?"
+    return fetch(ds, sql, [*params, status, status, int(limit)])
+
+
+def matching(pair: tuple, task: str | None, target: str | None, text: str = "") -> tuple[str, list]:
     where, params = equals(task=task, target=target)
     versions_sql, versions_params = same_pair(pair)
-    where, params = f"{versions_sql} AND {where}", versions_params + params
-    inner = newest_sql(", ".join(SEARCH_COLUMNS), f"{where} AND contains(lower(model_id), lower(?))",
-                       results_for(ds, pair))
-    sql = f"SELECT * FROM ({inner}) WHERE (? IS NULL OR result = ?) ORDER BY {TEST_KEY} LIMIT ?"
-    return fetch(ds, sql, [*params, text or "", status, status, int(limit)])
+    return f"{versions_sql} AND {where} AND contains(lower(model_id), lower(?))", [*versions_params, *params, text]
 
 
 def model_index(ds: Dataset) -> str:
@@ -161,25 +164,30 @@ def model_index(ds: Dataset) -> str:
             return ds._db["index"]
         cur.execute("CREATE OR REPLACE TABLE model_index AS SELECT model_id, task, target, "
                     "compiler_version, transformers, max(tested_at) AS newest FROM results GROUP BY ALL")
+        cur.execute("CREATE INDEX model_index_id ON model_index (model_id)")  # point lookups: ART, no scan
         ds._db["index"] = "model_index"
     return ds._db["index"]
+
+
+def newest_pair_of(ds: Dataset, **filters) -> tuple | None:
+    """The version pair holding the newest row that matches (model_id and any other filters)."""
+    where, params = equals(**filters)
+    found = fetch(ds, f"SELECT compiler_version, transformers, newest FROM {model_index(ds)} WHERE {where}",
+                  params)  # no ORDER BY: DuckDB then answers from the ART index without a scan
+    newest = max(found, key=lambda r: r["newest"] or "", default=None)
+    return (newest["compiler_version"], newest["transformers"]) if newest else None
 
 
 def detail(ds: Dataset, model_id: str, compiler_version: str | None = None, transformers: str | None = None,
            task: str | None = None, target: str | None = None) -> Result | None:
     """The newest row for this model matching the filters, as a schema.Result."""
-    if not (compiler_version and transformers):  # find the version pair holding the newest matching row
-        where, params = equals(model_id=model_id, compiler_version=compiler_version, transformers=transformers,
-                               task=task, target=target)
-        found = fetch(ds, f"SELECT compiler_version, transformers FROM {model_index(ds)} WHERE {where} "
-                          f"ORDER BY newest DESC NULLS LAST LIMIT 1", params)
-        if not found:
-            return None
-        compiler_version, transformers = found[0]["compiler_version"], found[0]["transformers"]
-    where, params = equals(model_id=model_id, compiler_version=compiler_version, transformers=transformers,
-                           task=task, target=target)
-    source = results_for(ds, (compiler_version, transformers))
-    rows = fetch(ds, f"SELECT * FROM {source} WHERE {where} {NEWEST} LIMIT 1", params)
+    filters = dict(model_id=model_id, compiler_version=compiler_version, transformers=transformers, task=task,
+                   target=target)
+    pair = (compiler_version, transformers) if compiler_version and transformers else newest_pair_of(ds, **filters)
+    if pair is None:
+        return None
+    where, params = equals(**{**filters, "compiler_version": pair[0], "transformers": pair[1]})
+    rows = fetch(ds, f"SELECT * FROM {results_for(ds, pair)} WHERE {where} {NEWEST} LIMIT 1", params)
     return Result.from_dict(rows[0]) if rows else None
 
 
@@ -224,6 +232,13 @@ def failure_causes(ds: Dataset, compiler_version: str | None = None, transformer
 
 
 def tallies(ds: Dataset, group: str) -> list[dict]:
+    """Counted once per Dataset (a snapshot of its files: open the dataset again to see a newer publish)."""
+    if ("tallies", group) not in ds._db:
+        ds._db[("tallies", group)] = count_tests(ds, group)
+    return [dict(row) for row in ds._db[("tallies", group)]]
+
+
+def count_tests(ds: Dataset, group: str) -> list[dict]:
     inner = (f"SELECT {group}, result FROM results QUALIFY row_number() OVER "
              f"(PARTITION BY {group}, {TEST_KEY}, backend {NEWEST}) = 1")
     sql = (f"SELECT {group}, count(*) AS rows, count(*) FILTER (WHERE result = 'PASS') AS passed "
