@@ -196,6 +196,12 @@ def add_serve_command(sub) -> None:
     p.set_defaults(func=cmd_serve)
 
 
+def add_sweep_commands(sub) -> None:
+    from .cli_sweep import add_commands
+
+    add_commands(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="modelcompat", description="Does this Hugging Face checkpoint run on "
                                      "this accelerator backend? Tests, datasets and an explorer.")
@@ -219,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
     add_cache_commands(sub)
     add_dataset_commands(sub)
+    add_sweep_commands(sub)
     add_serve_command(sub)
     return parser
 
