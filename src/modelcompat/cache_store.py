@@ -39,9 +39,10 @@ class Store(Protocol):
 
 
 def open_store(location: str) -> Store:
-    """A folder when the location exists or looks like a path; a Hub repo for `org/name` or `hf://org/name`."""
-    looks_like_path = location.startswith(("/", ".", "~")) or Path(location).expanduser().exists()
-    if HUB_REPO.match(location) and not looks_like_path:
+    """A Hub repo for `hf://org/name`, or `org/name` when there is no local folder `org`; else a folder."""
+    path = Path(location).expanduser()
+    looks_like_path = location.startswith(("/", ".", "~")) or path.exists() or path.parent.is_dir()
+    if location.startswith("hf://") or (HUB_REPO.match(location) and not looks_like_path):
         from .cache_hub import HubStore
 
         return HubStore(location.removeprefix("hf://"))
