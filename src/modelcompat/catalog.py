@@ -11,12 +11,16 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import tomllib
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import CatalogProblem, HubProblem, UnknownName
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 TASKS = ("text-generation", "image-text-to-text")
 RANKINGS = {"trending": "trending_score", "downloads": "downloads"}  # catalog name -> list_models(sort=...)

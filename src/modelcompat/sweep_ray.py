@@ -8,8 +8,6 @@ local Ray. Ray is optional: `pip install modelcompat[ray]`.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .harness import TestSpec, Workspace
 from .schema import Result
 
@@ -26,11 +24,11 @@ def task_options(target: str, cores: int) -> dict:
     return {"resources": {resource: cores}, "num_cpus": 1}
 
 
-def run_remote(spec: TestSpec, cache: str, env: dict) -> dict:
+def run_remote(spec: TestSpec, ws: Workspace) -> dict:
     """The Ray task body: one test on this node, in a scratch staging folder; the row goes back as a dict."""
     from .sweep_exec import run_in_scratch
 
-    return run_in_scratch(spec, Workspace(staging=Path(cache), cache=Path(cache), env=env)).to_dict()
+    return run_in_scratch(spec, ws).to_dict()
 
 
 class RayExecutor:
@@ -52,7 +50,7 @@ class RayExecutor:
 
     def submit(self, job) -> None:
         options = task_options(self.config.target, job.cores)
-        ref = self.task.options(**options).remote(job.spec, str(self.ws.cache), self.ws.env)
+        ref = self.task.options(**options).remote(job.spec, self.ws)
         self.running[ref] = job
 
     def wait(self, timeout: float) -> list[tuple[object, Result]]:
