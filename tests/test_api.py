@@ -127,3 +127,12 @@ def test_trainium_layout_is_read_through_the_adapter(tmp_path):
         assert [(m["model_id"], m["result"], m["cores"], m["target"]) for m in models] == \
             [("org/trn-model", "PASS", 8, "neuron")]
         assert client.get("/badge/org/trn-model.svg").status_code == 200
+
+
+def test_unreachable_hub_dataset_says_why(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with open_client("hf://datasets/someorg/not-here") as client:
+        response = client.get("/api/versions")
+        assert response.status_code == 503 and "someorg/not-here" in response.json()["error"]
+        assert client.get("/api/models").status_code == 503
+        assert client.get("/").status_code == 200

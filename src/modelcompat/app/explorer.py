@@ -3,22 +3,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import errors, query
 from ..schema import Result
 from .state import ANY, UNTESTED, ViewState, parse_pair
 
-CATALOG_LEAD = {"selected": "reason", "trending": "rank", "downloads": "rank", "local": "path"}
-
-
 @dataclass(frozen=True)
 class Explorer:
     ds: query.Dataset  # what open_dataset returned (possibly empty, with warnings)
     problems: tuple[str, ...] = ()  # why the dataset could not be opened or read, in words
     catalog_where: object | None = None  # catalog.Where for tests; None: catalog defaults
-    _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def open_explorer(data: str | Path, catalog_where: object | None = None) -> Explorer:
