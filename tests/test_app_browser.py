@@ -89,6 +89,14 @@ def test_switching_the_compiler_version_follows_with_transformers(server, page):
     assert (query_of(page)["cv"], query_of(page)["tf"]) == OLD
 
 
+def test_switching_the_task(server, page):
+    page.goto(server.url + "/")
+    page.wait_for_selector("#mc-list-all table")
+    page.get_by_label("image-text-to-text").check()
+    page.wait_for_function("() => location.search.includes('task=image-text-to-text')")
+    assert listed(page) == ["tiny/llava"]
+
+
 def test_a_model_link_opens_its_detail_in_the_page(server, page):
     page.goto(server.url + "/")
     page.evaluate("window.__same_page = true")  # survives only if the click does not reload the page

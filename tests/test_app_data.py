@@ -190,3 +190,13 @@ def test_rankings_show_their_snapshot_date(explorer):
     for name in ("trending", "downloads"):
         page = list_html(explorer, name, ViewState(tab=name, task="image-text-to-text"))
         assert f"{name}: " in page and ", as of 20" in page and ">untested<" in page
+
+
+@pytest.mark.parametrize("text", ["'; DROP TABLE results; --", "%", "Q_en", '" OR 1=1 --', "\\"])
+def test_search_box_text_is_a_value_not_sql(explorer, text):
+    from modelcompat.app.state import ViewState
+    from modelcompat.app.views import list_html
+
+    assert "No models match these filters." in list_html(explorer, "all", ViewState(q=text))
+    assert "No models match" not in list_html(explorer, "selected", ViewState(tab="selected", q="qwen"))
+    assert list_html(explorer, "all", ViewState()).count('class="mc-open"') == 5
