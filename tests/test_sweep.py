@@ -193,3 +193,12 @@ def test_unknown_names_stop_a_sweep_before_it_starts(fixture_dir, ws):
                          capture_output=True, text=True)
     assert out.returncode == 2 and "Did you mean 'selected'?" in out.stderr
     assert store.staged_rows(ws.staging) == []
+
+
+def test_retest_reruns_what_resume_skips(fixture_dir, ws):
+    models = entries(fixture_dir, "broken-config")  # an error row at inspect: no subprocess, so this is fast
+    first = run_sweep(models, SweepConfig(backend="eager"), ws)
+    again = run_sweep(models, SweepConfig(backend="eager"), ws)
+    retest = run_sweep(models, SweepConfig(backend="eager", retest=True), ws)
+    assert (len(first.rows), len(again.rows), again.already_staged, len(retest.rows)) == (1, 0, 1, 1)
+    assert len(store.staged_rows(ws.staging)) == 2  # --retest adds a newer row beside the old one

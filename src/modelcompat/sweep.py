@@ -8,6 +8,7 @@ sweep_exec.py and sweep_ray.py; the packing (`Packer`) is pure and tested on its
 from __future__ import annotations
 
 import importlib
+import os
 import time
 from dataclasses import dataclass, field, replace
 
@@ -196,7 +197,8 @@ def run_sweep(entries: list[Entry], config: SweepConfig, ws: Workspace, events=N
     """Plan every entry, skip what is staged (unless retest), pack the rest onto the cores, stage every row."""
     harness.check_spec(template(config, "check"))  # unknown target, task or backend: refuse before anything runs
     events, prov = events or NoEvents(), prov or provenance.collect()
-    ws = replace(ws, env={**THREADS.get(config.target, {}), **ws.env})
+    threads = {k: v for k, v in THREADS.get(config.target, {}).items() if k not in os.environ}  # yours win
+    ws = replace(ws, env={**threads, **ws.env})
     executor = open_executor(config, ws, prov)
     try:
         jobs = plan_jobs(entries, config, prov)
