@@ -3,7 +3,7 @@
 - packed / serial: wall time of a sweep packed onto all cores over the same sweep run one test at a time
   (both with a fresh CPU-reference cache, so both do the same work);
 - utilisation: cores held x seconds / (cores x wall), from the scheduler, and the children's measured CPU
-  seconds / (cores x wall), from getrusage;
+  seconds / (cores x wall), from getrusage; "others" is the share of the cores other work on the machine used;
 - reference reuse: the same sweep on a second backend with the references cached vs with a fresh cache.
 
 Run: python -m bench.bench_sweep   (about 4-5 minutes on 2 cores)
@@ -26,6 +26,13 @@ class Measured:
     wall_s: float  # the whole run_sweep call: planning, running, staging
     cpu_s: float  # user + system seconds of the child processes (run.py and what it waited for)
     summary: object
+    ours_s: float  # CPU seconds of this process and its children
+    machine_s: float  # busy CPU seconds of the whole machine (/proc/stat), ours and everyone else's
+
+    @property
+    def others(self) -> float:
+        """Share of the cores' time that other work on the machine used meanwhile."""
+        return max(self.machine_s - self.ours_s, 0.0) / ((os.cpu_count() or 1) * self.wall_s)
 
 
 def children_cpu() -> float:
@@ -33,18 +40,31 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def self_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def machine_busy() -> float:
+    """Busy CPU seconds of all cores since boot: /proc/stat's first line, less idle and iowait."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(entries, config, ws) -> Measured:
     from modelcompat.sweep import run_sweep
 
-    cpu, start = children_cpu(), time.monotonic()
+    cpu, own, machine, start = children_cpu(), self_cpu(), machine_busy(), time.monotonic()
     summary = run_sweep(entries, config, ws)
-    return Measured(time.monotonic() - start, children_cpu() - cpu, summary)
+    cpu = children_cpu() - cpu
+    return Measured(time.monotonic() - start, cpu, summary, cpu + self_cpu() - own, machine_busy() - machine)
 
 
 def line(name: str, m: Measured, cores: int) -> str:
     s = m.summary
-    return (f"{name:34} wall {m.wall_s:6.1f} s  held {s.utilisation:4.0%}  cpu {m.cpu_s / (cores * m.wall_s):4.0%}  "
-            f"results {s.counts()}  references computed {s.references_computed}, reused {s.references_reused}")
+    return (f"{name:34} wall {m.wall_s:5.1f} s (running {s.wall_s:5.1f} s)  held {s.utilisation:4.0%}  "
+            f"cpu {m.cpu_s / (cores * m.wall_s):4.0%}  others {m.others:4.0%}  {s.counts()}  "
+            f"references computed {s.references_computed}, reused {s.references_reused}")
 
 
 def main() -> None:
@@ -76,7 +96,11 @@ def main() -> None:
 def report(serial: Measured, packed: Measured, reused: Measured, fresh: Measured, cores: int) -> None:
     ratio = packed.wall_s / serial.wall_s
     held = packed.summary.utilisation
-    print(f"{len(MODELS)} fixtures; packed/serial wall = {ratio:.2f} (goal <= 0.6: {'met' if ratio <= 0.6 else 'MISSED'})")
+    running = packed.summary.wall_s / serial.summary.wall_s
+    print(f"{len(MODELS)} fixtures; packed/serial wall = {ratio:.2f} (goal <= 0.6: {'met' if ratio <= 0.6 else 'MISSED'}); "
+          f"running phase only (planning excluded) {running:.2f}")
+    print(f"other work on the machine used {serial.others:.0%} of the cores during the serial sweep and "
+          f"{packed.others:.0%} during the packed one")
     print(f"utilisation of {cores} cores in the packed sweep: held {held:.0%} (goal >= 85%: "
           f"{'met' if held >= 0.85 else 'MISSED'}), measured CPU {packed.cpu_s / (cores * packed.wall_s):.0%}")
     print(f"reference reuse on a second backend: {reused.summary.references_reused} reused, "
