@@ -213,8 +213,9 @@ def from_file(path: Path) -> Snapshot:
         problem = bad_id(line)
         if problem:
             problems.append(CatalogProblem(f"{path} line {number}", f"{line!r} {problem}"))
-        else:
-            found.append(Entry(line, None))
+        else:  # a folder is named absolutely, so its rows and resume keys do not depend on the working directory
+            folder = Path(line).expanduser()
+            found.append(Entry(str(folder.resolve()) if folder.is_dir() else line, None))
     return Snapshot(str(path), tuple(found), None, f"id file {path}", tuple(problems))
 
 
