@@ -105,6 +105,8 @@ def build_tiny(fixture: Fixture, out: Path, tokenizer) -> None:
     import torch
     import transformers
 
+    transformers.utils.logging.disable_progress_bar()
+
     is_llava = fixture.config_class == "LlavaConfig"
     config = llava_config(tokenizer) if is_llava else text_config(fixture, tokenizer)
     torch.manual_seed(SEED)
