@@ -202,6 +202,22 @@ def add_sweep_commands(sub) -> None:
     add_commands(sub)
 
 
+def cmd_judge(args) -> int:
+    from .judge import Judge
+
+    score = Judge.load(args.judge).score(sys.stdin.read() if args.text == "-" else args.text)
+    print(dumps(score.to_dict()) if args.json else score.summary())
+    return 0 if score.english else 1
+
+
+def add_judge_command(sub) -> None:
+    p = sub.add_parser("judge", help="score a text's English fluency with the judge LM (exit 0 when fluent)")
+    p.add_argument("text", help="the text to judge ('-' reads standard input)")
+    p.add_argument("--judge", default=None, help="a causal LM id or path (default: SmolLM2-135M-Instruct)")
+    p.add_argument("--json", action="store_true", help="print the verdict, score and signals as JSON")
+    p.set_defaults(func=cmd_judge)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="modelcompat", description="Does this Hugging Face checkpoint run on "
                                      "this accelerator backend? Tests, datasets and an explorer.")
@@ -227,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_dataset_commands(sub)
     add_sweep_commands(sub)
     add_serve_command(sub)
+    add_judge_command(sub)
     return parser
 
 
