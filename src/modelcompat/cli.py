@@ -68,14 +68,10 @@ def cmd_fixtures(args) -> int:
 
 def cmd_demo(args) -> int:
     from .demo import run_demo
+    from .fixtures import ALL
 
-    return run_demo(Path(args.dir), backend=args.backend)
-
-
-def add_cache_commands(sub) -> None:
-    from .cache_cli import add_cache_commands as add
-
-    add(sub)
+    return run_demo(Path(args.dir), backend=args.backend, serve=not args.no_serve, names=tuple(args.only or ALL),
+                    port=args.port)
 
 
 DEFAULT_DATA = "results/dataset"
@@ -181,6 +177,18 @@ def add_dataset_commands(sub) -> None:
     p.set_defaults(func=cmd_versions)
 
 
+def add_sweep_commands(sub) -> None:
+    from .cli_sweep import add_commands
+
+    add_commands(sub)
+
+
+def add_cache_commands(sub) -> None:
+    from .cache_cli import add_cache_commands as add
+
+    add(sub)
+
+
 def cmd_serve(args) -> int:
     from .app import serve
 
@@ -194,12 +202,6 @@ def add_serve_command(sub) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=7860)
     p.set_defaults(func=cmd_serve)
-
-
-def add_sweep_commands(sub) -> None:
-    from .cli_sweep import add_commands
-
-    add_commands(sub)
 
 
 def cmd_judge(args) -> int:
@@ -235,13 +237,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", nargs="*", help="fixture names (default: all)")
     p.add_argument("--force", action="store_true", help="rebuild existing fixtures")
     p.set_defaults(func=cmd_fixtures)
-    p = sub.add_parser("demo", help="the main job: build the fixtures, test them all on cpu, print a table")
-    p.add_argument("--dir", default="results", help="working folder (fixtures/, staging/)")
+    p = sub.add_parser("demo", help="the main job: build the fixtures, sweep them on cpu, publish, query, serve")
+    p.add_argument("--dir", default="results", help="working folder (fixtures/, staging/, dataset/)")
     p.add_argument("--backend", default=None, help="compile backend (default: the cpu target's inductor)")
+    p.add_argument("--only", nargs="*", help="fixture names (default: all)")
+    p.add_argument("--no-serve", action="store_true", help="stop after printing the table")
+    p.add_argument("--port", type=int, default=7860, help="explorer port on 127.0.0.1")
     p.set_defaults(func=cmd_demo)
-    add_cache_commands(sub)
     add_dataset_commands(sub)
     add_sweep_commands(sub)
+    add_cache_commands(sub)
     add_serve_command(sub)
     add_judge_command(sub)
     return parser
