@@ -110,7 +110,7 @@ def test_ctrl_c_then_kill_9_then_resume_runs_each_test_once(fixture_dir, ws, tmp
     ids.write_text("\n".join([*(str(fixture_dir / n) for n in ("tiny-llama", "tiny-qwen3")),
                               str(fixture_dir / "broken-config"), "nobody/no-such-model", "not an id!!"]) + "\n")
     args = ["--catalog", str(ids), "--backend", "eager", "--cores", "1", "--out", str(ws.staging),
-            "--cache", str(ws.cache)]
+            "--work", str(ws.cache)]
     # 1. Ctrl-C in the second model (the two bad-input rows land first): exit 130, its group killed, rows kept
     proc = sweep_cli(*args)
     busy = wait_until(lambda: len(staged_by_key(ws.staging)) == 3 and children_running(proc.pid, str(fixture_dir)))

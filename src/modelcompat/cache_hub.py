@@ -10,44 +10,11 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from .cache_store import COMPLETE
 from .errors import HubProblem
-
-
-def status_of(exc: Exception) -> int | None:
-    return getattr(getattr(exc, "response", None), "status_code", None)
-
-
-@contextmanager
-def hub_errors(repo: str) -> Iterator[None]:
-    """huggingface_hub's HTTP, offline and connection errors -> HubProblem(repo, status, detail)."""
-    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
-
-    try:
-        yield
-    except HfHubHTTPError as exc:
-        raise HubProblem(repo, status_of(exc), str(exc).splitlines()[0]) from exc
-    except OfflineModeIsEnabled as exc:
-        raise HubProblem(repo, None, "HF_HUB_OFFLINE is set: unset it to reach the Hub") from exc
-    except transport_errors() as exc:  # connection refused, DNS, timeouts
-        raise HubProblem(repo, None, f"cannot reach the Hub ({type(exc).__name__}: {exc})") from exc
-
-
-def transport_errors() -> tuple[type, ...]:
-    """OSError plus the HTTP client's TransportError (huggingface_hub 2.x uses httpx2, older releases httpx)."""
-    import importlib
-
-    found: list[type] = [OSError]
-    for module in ("httpx2", "httpx"):
-        try:
-            found.append(importlib.import_module(module).TransportError)
-        except (ImportError, AttributeError):
-            continue
-    return tuple(found)
+from .hub import hub_errors, status_of
 
 
 def is_missing(exc: Exception) -> bool:

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Protocol
 
+from .store import replace_atomically
+
 COMPLETE, FAILED, LOCK, META = ".complete", ".failed", ".lock", "entry.json"
 LOCK_STALE_S = 6 * 3600  # a lock older than this (or held by a dead process on this host) is abandoned
 HUB_REPO = re.compile(r"^(hf://)?[\w.-]+/[\w.-]+$")
@@ -83,7 +85,7 @@ class FolderStore:
             write_entry(folder, files, complete)
             return "pushed"
         except OSError as exc:
-            write_atomic(folder / FAILED, f"{type(exc).__name__}: {exc}\n".encode())
+            replace_atomically(folder / FAILED, f"{type(exc).__name__}: {exc}\n".encode())
             raise
         finally:
             (folder / LOCK).unlink(missing_ok=True)
@@ -104,7 +106,7 @@ def write_entry(folder: Path, files: dict[str, Path], complete: bytes) -> None:
     for name, source in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, folder / name)
-    write_atomic(folder / COMPLETE, complete)
+    replace_atomically(folder / COMPLETE, complete)
 
 
 def sha256_file(path: Path) -> str | None:
@@ -120,15 +122,6 @@ def sha256_file(path: Path) -> str | None:
 def clear_folder(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def take_lock(path: Path) -> bool:

@@ -101,7 +101,7 @@ def cmd_query(args) -> int:
 
     rows = query.search(open_data(args), args.text, args.status, args.task, args.target, args.compiler_version,
                         args.transformers, args.limit)
-    print(dumps(rows)) if args.json else terminal.print_search(rows)
+    emit(args, rows, lambda: terminal.print_search(rows))
     return 0
 
 
@@ -109,7 +109,7 @@ def cmd_show(args) -> int:
     from .terminal import print_detail
 
     row = one_row(args)
-    print(row.to_json()) if args.json else print_detail(row)
+    emit(args, row.to_dict(), lambda: print_detail(row))
     return 0
 
 
@@ -127,7 +127,7 @@ def cmd_versions(args) -> int:
     from . import query, terminal
 
     rows = query.versions(open_data(args))
-    print(dumps(rows)) if args.json else terminal.print_rows(rows, "versions (newest first)")
+    emit(args, rows, lambda: terminal.print_rows(rows, "versions (newest first)"))
     return 0
 
 
@@ -262,6 +262,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished rows are kept", file=sys.stderr)
         return 130
+
+
+def emit(args, data, show) -> None:
+    """--json prints `data` as JSON; otherwise `show()` prints the human view."""
+    if args.json:
+        print(dumps(data))
+    else:
+        show()
 
 
 def dumps(data) -> str:

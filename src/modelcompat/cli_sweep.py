@@ -64,7 +64,8 @@ def cmd_sweep(args) -> int:
     from .sweep_view import RichProgress, print_summary
 
     snapshot = load_catalog(args)
-    ws = Workspace(staging=Path(args.out), cache=Path(args.cache) if args.cache else cache_root())
+    ws = Workspace(staging=Path(args.out), cache=Path(args.work) if args.work else cache_root(),
+                   compile_cache=args.cache)
     with RichProgress() as progress:
         summary = run_sweep(list(snapshot.entries), sweep_config(args), ws, progress)
     print_summary(summary, f"sweep of {snapshot.name} on {args.target}")
@@ -90,5 +91,7 @@ def add_commands(sub) -> None:
     p.add_argument("--address", default=None, help="Ray cluster address (default: a local Ray)")
     p.add_argument("--no-reference", action="store_true", help="skip the CPU eager reference")
     p.add_argument("--out", default="results/staging", help="staging folder for result rows")
-    p.add_argument("--cache", default=None, help="references and run logs (default: the user cache)")
+    p.add_argument("--cache", default=None, help="compiled-graph cache, a folder or Hub repo ORG/NAME: fetched "
+                   "before each test, pushed after a PASS")
+    p.add_argument("--work", default=None, help="CPU references and run logs (default: the user cache)")
     p.set_defaults(func=cmd_sweep)

@@ -18,8 +18,15 @@ def fixed_width(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(action.choices)
+    action = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    return dict(action.choices) if action else {}
+
+
+def page(prog: str, parser: argparse.ArgumentParser, level: int = 1) -> str:
+    """The command's help, then each of its subcommands' (e.g. `cache fetch`) under its own heading."""
+    text = f"{'#' * level} {prog}\n\n```\n{fixed_width(parser).format_help()}```\n"
+    return text + "".join("\n" + page(f"{prog} {name}", sub, level + 1)
+                          for name, sub in subcommands(parser).items())
 
 
 def pages() -> dict[str, str]:
@@ -31,7 +38,7 @@ def pages() -> dict[str, str]:
     out = {"index.md": "# modelcompat CLI\n\n```\n" + parser.format_help() + "```\n\n" +
            "".join(f"- [`modelcompat {name}`]({name}.md)\n" for name in commands)}
     for name, sub in commands.items():
-        out[f"{name}.md"] = f"# modelcompat {name}\n\n```\n{fixed_width(sub).format_help()}```\n"
+        out[f"{name}.md"] = page(f"modelcompat {name}", sub)
     return out
 
 

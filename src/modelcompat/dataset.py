@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import card, store
+from .errors import WriteFailed
 from .schema import Result, arrow_schema
 
 NEWEST_KEY = ("model_id", "revision", "task", "target", "backend")  # one test; the newest row wins
@@ -146,11 +147,15 @@ def write_table(table, path: Path) -> Path:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     table = sorted_table(table.cast(arrow_schema()))
-    pq.write_table(table, tmp, compression="zstd", compression_level=6,
-                   use_dictionary=True, row_group_size=ROW_GROUP_ROWS, write_statistics=True)
-    with open(tmp, "rb") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        pq.write_table(table, tmp, compression="zstd", compression_level=6,
+                       use_dictionary=True, row_group_size=ROW_GROUP_ROWS, write_statistics=True)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:  # a full disk: the old file stays whole, the staged rows stay staged
+        tmp.unlink(missing_ok=True)
+        raise WriteFailed(str(path), exc.strerror or str(exc)) from exc
     return path
 
 

@@ -97,6 +97,12 @@ class CompilerVersionMismatch(ModelcompatError):
     installed: str  # the version this machine has
 
 
+@dataclass
+class WriteFailed(ModelcompatError):
+    path: str
+    detail: str
+
+
 MESSAGES: dict[type, str] = {
     UnknownName: "Unknown {kind} {name!r}.{suggestion} Choose one of: {choices_text}.",
     ModelNotFound: "Model {model_id!r} not found: {reason}. Check the id or the path.",
@@ -108,6 +114,8 @@ MESSAGES: dict[type, str] = {
     BadBackend: "Cannot use compile backend {backend!r}: {detail}. "
                    "Give a torch.compile backend name or an importable package.module:callable.",
     DatasetProblem: "Dataset problem at {path}: {detail}.",
+    WriteFailed: "Could not write {path}: {detail}. Free some space (or fix permissions) and rerun; "
+                 "nothing already written was lost.",
     NoResult: "No result for {model_id!r}{filters}. Try `modelcompat query` to list what is tested.",
     CatalogProblem: "Catalog {source}: {detail}.",
     CacheProblem: "Compiled-graph cache {where}: {detail}.",

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -211,6 +212,18 @@ class Judge:
         value = combine(s, self.cutoffs)
         return JudgeScore(value >= THRESHOLD, value, self.label, s.perplexity, s.english_words, s.distinct2,
                           s.tokens, self.cutoffs)
+
+
+class LazyJudge:
+    """A judge loaded on its first score and then shared, so a sweep loads it once, not once per test."""
+
+    def __init__(self, spec: str | None = None) -> None:
+        self.spec, self.judge, self.lock = spec, None, threading.Lock()
+
+    def score(self, text: str) -> JudgeScore:
+        with self.lock:  # one forward pass at a time; the first caller loads it
+            self.judge = self.judge or Judge.load(self.spec)
+            return self.judge.score(text)
 
 
 # Calibration: reproducible from the labelled set.

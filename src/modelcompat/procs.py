@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import signal
@@ -9,6 +10,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 @dataclass(frozen=True)
@@ -35,11 +38,23 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-def limit_memory(limit: int | None):
-    """A preexec function capping the child's address space (RLIMIT_AS), or None for no cap."""
-    if not limit:
-        return None
-    return lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+def die_with_parent() -> None:
+    """Linux: SIGKILL this process when the thread that started it dies (a `kill -9` of the sweep included)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the timeout still ends the group
+        pass
+
+
+def child_setup(memory_limit: int | None):
+    """The preexec function: die with the parent, and cap the address space (RLIMIT_AS) when asked."""
+
+    def setup() -> None:
+        die_with_parent()
+        if memory_limit:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
+    return setup
 
 
 def run_group(argv: list[str], timeout: float, log_path: Path, env: dict | None = None,
@@ -48,7 +63,7 @@ def run_group(argv: list[str], timeout: float, log_path: Path, env: dict | None 
     start = time.monotonic()
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, env=env, preexec_fn=limit_memory(memory_limit))
+                                start_new_session=True, env=env, preexec_fn=child_setup(memory_limit))
         try:
             proc.wait(timeout=timeout)
             timed_out = False

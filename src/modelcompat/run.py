@@ -17,6 +17,7 @@ import importlib
 import json
 import os
 import resource
+import signal
 import socket
 import sys
 import time
@@ -256,7 +257,18 @@ def rank_report_path(report, rank, cores):
     return report if cores == 1 else f"{report}.rank{rank}"
 
 
+def die_with_launcher():
+    """Linux: a rank is killed when its launcher dies, so a killed test leaves no orphan rank."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def rank_entry(rank, args, port):
+    die_with_launcher()
     if not run_rank(rank, args, port):
         sys.exit(1)  # a failed rank takes the group down: the launcher terminates the others
 

@@ -5,24 +5,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 
+from .errors import WriteFailed
 from .schema import Result
 
 KEY_FIELDS = ("model_id", "revision", "task", "target", "backend", "compiler_version", "transformers")
 
 
 def write_json_atomic(path: Path, data) -> Path:
-    """Write beside, fsync, then rename: readers see the old file or the whole new one, never half."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "w") as f:
-        json.dump(data, f, sort_keys=True)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    return path
+    """JSON through `replace_atomically`: readers see the old file or the whole new one, never half."""
+    return replace_atomically(path, json.dumps(data, sort_keys=True).encode())
 
 
 def row_key(row: Result) -> str:
@@ -45,15 +39,20 @@ def staged_rows(staging: Path) -> list[Result]:
 
 
 def replace_atomically(path: Path, data: bytes) -> Path:
-    """The same write-beside-then-rename as `write_json_atomic`, for any bytes (a card, a Parquet file)."""
+    """Write beside, fsync, then rename. A failed write (a full disk) removes its temp file and raises WriteFailed;
+    the file it would have replaced is untouched."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise WriteFailed(str(path), exc.strerror or str(exc)) from exc
     return path
 
 

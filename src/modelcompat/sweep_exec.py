@@ -18,15 +18,16 @@ from pathlib import Path
 from . import harness, provenance
 from .errors import ModelcompatError
 from .harness import TestSpec, Workspace
+from .judge import LazyJudge
 from .procs import kill_group
 from .schema import Result
 
 
-def run_job(spec: TestSpec, ws: Workspace, prov=None) -> Result:
+def run_job(spec: TestSpec, ws: Workspace, prov=None, judge=None) -> Result:
     """harness.run_test, where even bad input becomes a row (a Hub id that cannot be inspected offline, ...)."""
     started = time.monotonic()
     try:
-        return harness.run_test(spec, ws, prov)
+        return harness.run_test(spec, ws, prov, judge)
     except ModelcompatError as exc:
         row = harness.error_row(harness.base_row(spec, prov or provenance.collect()), "inspect", exc)
     except Exception as exc:  # a harness bug must not sink the sweep: the row carries the traceback
@@ -35,10 +36,10 @@ def run_job(spec: TestSpec, ws: Workspace, prov=None) -> Result:
     return harness.finish(row, started, ws)
 
 
-def run_in_scratch(spec: TestSpec, ws: Workspace, prov=None) -> Result:
+def run_in_scratch(spec: TestSpec, ws: Workspace, prov=None, judge=None) -> Result:
     ws.cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="inflight-", dir=ws.cache) as scratch:
-        return run_job(spec, replace(ws, staging=Path(scratch)), prov)
+        return run_job(spec, replace(ws, staging=Path(scratch)), prov, judge)
 
 
 def child_groups() -> list[int]:
@@ -56,7 +57,7 @@ def child_groups() -> list[int]:
 
 class LocalExecutor:
     def __init__(self, config, ws: Workspace, prov) -> None:
-        self.ws, self.prov = ws, prov
+        self.ws, self.prov, self.judge = ws, prov, LazyJudge()
         self.pool = futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="sweep")
         self.running: dict[futures.Future, object] = {}
         self.stopping = threading.Event()
@@ -68,7 +69,7 @@ class LocalExecutor:
         self.running[self.pool.submit(self.run, job.spec)] = job
 
     def run(self, spec: TestSpec) -> Result | None:
-        row = run_in_scratch(spec, self.ws, self.prov)
+        row = run_in_scratch(spec, self.ws, self.prov, self.judge)
         return None if self.stopping.is_set() else row  # finished after Ctrl-C: killed by us, not a result
 
     def wait(self, timeout: float) -> list[tuple[object, Result]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from . import query, report
+from . import cache, query, report
 from .schema import Result
 
 SEARCH_TABLE = ("model_id", "result", "task", "target", "backend", "cores", "tp", "ep", "wall_s", "compile_s",
@@ -30,8 +30,8 @@ def plain_table(rows: list[dict], title: str):
 
 
 def print_search(rows: list[dict]) -> None:
-    title = f"{len(rows)} result{'' if len(rows) == 1 else 's'}" + (f" ({rows[0]['compiler_version']}, transformers {rows[0]['transformers']})"
-                                      if rows else "")
+    versions = f" ({rows[0]['compiler_version']}, transformers {rows[0]['transformers']})" if rows else ""
+    title = f"{len(rows)} result{'' if len(rows) == 1 else 's'}{versions}"
     console().print(report.results_table([Result.from_dict(r) for r in rows], title, SEARCH_TABLE))
 
 
@@ -52,5 +52,7 @@ def print_detail(row: Result) -> None:
     out.print(packages_table("stack", row.stack))
     out.print(packages_table("extra packages", row.extra_packages))
     out.print("[bold]reproduce[/]\n" + escape("\n".join(query.reproduce_command(row))))
+    fetch = cache.fetch_command(row)
+    out.print("[bold]compiled graphs[/]\n" + escape(fetch or f"{row.compiler} keeps no compiled-graph cache"))
     out.print(f"[bold]run.py[/] (sha256 {row.run_py_sha256})")
     out.print(escape(row.run_py or "(not stored)"), highlight=False)
