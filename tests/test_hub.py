@@ -9,7 +9,7 @@ from huggingface_hub import constants
 from hubserver import FakeRepo, HubServer
 from resultrows import make_row
 
-from modelcompat import dataset, errors, hub, query, store
+from modelcompat import dataset, hub, query, store
 
 REPO = "org/results"
 FILE = "inductor-2.13.0+cpu__transformers-5.24.0.parquet"
@@ -58,30 +58,6 @@ def test_a_conflict_is_retried_after_a_fresh_merge(server, tmp_path):
     pushed = hub.push([make_row("org/mine")], REPO, **options(server))
     assert pushed.attempts == 2  # the first commit got 412; the retry merged their file
     assert repo_models(server, tmp_path) == ["org/mine", "org/theirs"]
-
-
-def test_a_repo_that_keeps_changing_gives_up_with_412(server):
-    server.repo.before_commit.extend(lambda repo, i=i: repo.commit({"x.txt": b"%d" % i}, "busy") for i in range(9))
-    with pytest.raises(errors.HubProblem) as caught:
-        hub.push([make_row()], REPO, attempts=3, **options(server))
-    assert caught.value.status == 412
-    assert "kept changing" in errors.message(caught.value) and "run publish again" in errors.message(caught.value)
-
-
-def test_a_bad_token_is_a_401_hub_problem_and_staged_rows_stay(server, tmp_path):
-    store.stage_row(tmp_path / "staging", make_row())
-    with pytest.raises(errors.HubProblem) as caught:
-        hub.publish_hub(tmp_path / "staging", REPO, **options(server, token="hf_wrong"))
-    assert caught.value.status == 401 and "hf auth login" in errors.message(caught.value)
-    assert len(store.staged_rows(tmp_path / "staging")) == 1 and server.repo.commits == []
-
-
-def test_an_unknown_repo_is_a_404_hub_problem(server, tmp_path):
-    with pytest.raises(errors.HubProblem) as caught:
-        hub.push([make_row()], "org/missing", **options(server))
-    assert caught.value.status == 404 and "hf repos create" in errors.message(caught.value)
-    with pytest.raises(errors.HubProblem):
-        query.open_dataset("hf://datasets/org/missing", cache_dir=str(tmp_path / "hf"), **options(server))
 
 
 def test_cli_publish_to_repo_moves_staged_rows_only_after_the_commit(server, tmp_path):

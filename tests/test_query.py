@@ -100,29 +100,6 @@ def test_failure_causes_group_by_error_signature(ds):
                       {"error_signature": "OOM at load", "count": 1, "examples": ["org/gamma"], "stage": "load"}]
 
 
-def test_a_corrupt_or_truncated_file_is_named_and_the_others_load(tmp_path):
-    ds = publish(tmp_path, at(OLD, "org/old"), at(NEW, "org/new"))
-    good = tmp_path / "ds" / dataset.file_name(at(OLD, "x"))
-    (tmp_path / "ds" / "truncated.parquet").write_bytes(good.read_bytes()[:-100])
-    (tmp_path / "ds" / "garbage.parquet").write_bytes(b"not parquet at all")
-    ds = query.open_dataset(tmp_path / "ds")
-    assert len(ds.files) == 2 and len(ds.warnings) == 2
-    assert any("truncated.parquet" in w for w in ds.warnings) and any("garbage.parquet" in w for w in ds.warnings)
-    assert ids(query.search(ds)) == ["org/new"] and query.detail(ds, "org/old").model_id == "org/old"
-
-
-def test_an_older_schema_version_file_still_reads(tmp_path):
-    ds = publish(tmp_path, at(NEW, "org/new"))
-    old_columns = [c for c in Result().to_dict() if c not in ("cache_hit", "english_score", "token_ids")]
-    old = at(NEW, "org/older", tested_at="2025-01-01T00:00:00+00:00").to_dict()
-    table = pa.Table.from_pylist([{**{c: old[c] for c in old_columns}, "schema_version": 0}])
-    pq.write_table(table, tmp_path / "ds" / "old-schema.parquet")
-    ds = query.open_dataset(tmp_path / "ds")
-    assert ds.warnings == () and ids(query.search(ds)) == ["org/new", "org/older"]
-    row = query.detail(ds, "org/older")
-    assert row.schema_version == 0 and row.cache_hit is None and row.english_score is None
-
-
 def test_an_empty_or_missing_folder_is_an_empty_dataset_with_a_warning(tmp_path):
     for folder in (tmp_path, tmp_path / "missing"):
         ds = query.open_dataset(folder)

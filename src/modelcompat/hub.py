@@ -25,7 +25,7 @@ EXPLAIN = {
          "access",
     403: "forbidden: the token has no write access to this repo",
     404: "dataset repo not found: check ORG/NAME, or create it with `hf repos create ORG/NAME --repo-type dataset`",
-    412: f"the repo kept changing while publishing ({ATTEMPTS} attempts); run publish again",
+    412: "the repo kept changing while publishing, through every retry; run publish again",
 }
 
 

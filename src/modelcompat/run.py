@@ -92,7 +92,6 @@ def distributed_config(args):
 
 
 def load(args):
-    import torch
     import transformers as tf
 
     auto = tf.AutoModelForImageTextToText if args.task == "image-text-to-text" else tf.AutoModelForCausalLM
