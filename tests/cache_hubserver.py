@@ -1,4 +1,5 @@
-"""A local stand-in for the Hugging Face Hub (127.0.0.1, random port) for the compiled-graph cache's model repo.
+"""A local stand-in for the Hugging Face Hub (127.0.0.1, random port) for one model repo: the compiled-graph cache
+and facts.inspect_hub use it.
 
 It answers with the response shapes in tests/data/cache_hub/ (see its README), filled in with the state of one
 in-memory model repo, and behaves like the Hub where the cache depends on it: a commit applies whole, a commit

@@ -63,3 +63,27 @@ def test_remote_code_is_detected_from_auto_map(tmp_path):
     with pytest.raises(RemoteCodeRequired):
         inspect_model(str(tmp_path))
     assert inspect_model(str(tmp_path), trust_remote_code=True).model_type == "x"
+
+
+def test_hub_facts_come_from_metadata_calls(fixture_dir, monkeypatch, tmp_path):
+    """inspect_hub against a local stand-in Hub (tests/cache_hubserver.py): model info, config.json and the
+    safetensors header, never the weights; the facts equal those read from the same folder locally."""
+    from cache_hubserver import CacheHubServer, FakeModelRepo
+    from huggingface_hub import constants
+
+    from modelcompat.facts import inspect_hub
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    folder = fixture_dir / "tiny-qwen3-moe"
+    repo = FakeModelRepo("org/tiny-moe", exists=True)
+    repo.files.update({p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()})
+    server = CacheHubServer(repo)
+    try:
+        facts = inspect_hub("org/tiny-moe", endpoint=server.url)
+    finally:
+        server.close()
+    local = inspect_model(str(folder))
+    assert facts.revision == repo.sha and not facts.local
+    assert (facts.num_params, facts.num_experts, facts.num_heads) == (local.num_params, 4, 4)
+    assert not list((tmp_path / "hf").rglob("model.safetensors"))  # the header was read, the weights not saved

@@ -163,24 +163,26 @@ def inspect_local(folder: Path, model_id: str, trust_remote_code: bool = False) 
     return facts_from(model_id, folder_revision(folder), True, config, count_tensors(headers))
 
 
-def inspect_hub(model_id: str, revision: str | None = None, trust_remote_code: bool = False) -> ModelFacts:
+def inspect_hub(model_id: str, revision: str | None = None, trust_remote_code: bool = False,
+                endpoint: str | None = None) -> ModelFacts:
     """Config and safetensors metadata through huggingface_hub (a config download, no weights)."""
+    from huggingface_hub import HfApi
     from huggingface_hub import errors as hub_errors
-    from huggingface_hub import get_safetensors_metadata, hf_hub_download, model_info
 
+    api = HfApi(endpoint=endpoint)
     try:
-        info = model_info(model_id, revision=revision)
-        config = read_config(Path(hf_hub_download(model_id, "config.json", revision=info.sha)))
+        info = api.model_info(model_id, revision=revision)
+        config = read_config(Path(api.hf_hub_download(model_id, "config.json", revision=info.sha)))
         check_remote_code(model_id, config, trust_remote_code)
-        meta = get_safetensors_metadata(model_id, revision=info.sha)
+        meta = api.get_safetensors_metadata(model_id, revision=info.sha)
     except hub_errors.GatedRepoError:
         raise GatedModel(model_id) from None
     except hub_errors.RepositoryNotFoundError:
         raise ModelNotFound(model_id, "no such model on the Hub (or it is private)") from None
-    except (hub_errors.OfflineModeIsEnabled, hub_errors.LocalEntryNotFoundError, OSError) as exc:
-        raise ModelNotFound(model_id, f"the Hub is unreachable and it is not cached ({type(exc).__name__})") from None
     except hub_errors.NotASafetensorsRepoError:
         return facts_from(model_id, info.sha, False, config, (0, 0, {}))
+    except (hub_errors.OfflineModeIsEnabled, hub_errors.LocalEntryNotFoundError, OSError) as exc:
+        raise ModelNotFound(model_id, f"the Hub is unreachable and it is not cached ({type(exc).__name__})") from None
     counts = meta.parameter_count
     weights = (sum(counts.values()), sum(n * DTYPE_BYTES.get(d, 4) for d, n in counts.items()), dict(counts))
     return facts_from(model_id, info.sha, False, config, weights)
