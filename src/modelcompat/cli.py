@@ -25,11 +25,17 @@ def add_test_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="results/staging", help="staging folder for result rows")
 
 
+def local_or_hub(model_id: str) -> str:
+    """A local folder is recorded by its absolute path, so `reproduce` works from any directory."""
+    folder = Path(model_id).expanduser()
+    return str(folder.resolve()) if folder.is_dir() and ".." not in folder.parts else model_id
+
+
 def spec_from(args, model_id: str):
     from .harness import TestSpec
     from .plan import parse_size
 
-    return TestSpec(model_id=model_id, task=args.task, target=args.target, backend=args.backend,
+    return TestSpec(model_id=local_or_hub(model_id), task=args.task, target=args.target, backend=args.backend,
                     tokens=args.tokens, cores=args.cores, max_cores=args.max_cores, timeout=args.timeout,
                     core_memory=parse_size(args.core_memory) if args.core_memory else None,
                     reference=not args.no_reference, trust_remote_code=args.trust_remote_code,

@@ -39,6 +39,5 @@ def run_demo(directory: Path, backend: str | None = None, serve: bool = True, na
     if serve:
         from .app import serve as serve_app
 
-        print(f"explorer: http://127.0.0.1:{port} (Ctrl-C to stop)", flush=True)
         serve_app(directory / "dataset", host="127.0.0.1", port=port)
     return 0

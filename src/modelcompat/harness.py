@@ -164,8 +164,8 @@ def base_row(spec: TestSpec, prov: provenance.Provenance) -> Result:
     target = targets.get_target(spec.target)
     compiler = targets.compiler_for(target, spec.backend_name)
     also = (compiler.name,) if ":" in spec.backend_name else ()
-    return Result(model_id=spec.model_id, task=spec.task or "text-generation", target=spec.target, backend=spec.backend_name,
-                  compiler=compiler.name, compiler_version=compiler.version,
+    return Result(model_id=spec.model_id, task=spec.task or "text-generation", target=spec.target,
+                  backend=spec.backend_name, compiler=compiler.name, compiler_version=compiler.version,
                   extra_packages=prov.extra_packages(also), **prov.row_fields())
 
 

@@ -34,4 +34,6 @@ def serve(data: str | Path, host: str = "127.0.0.1", port: int = 7860) -> None:
     """Run the explorer until interrupted."""
     import uvicorn
 
-    uvicorn.run(create_app(data), host=host, port=port, log_level="info")
+    app = create_app(data)
+    print(f"explorer: http://{host}:{port} over {data} (Ctrl-C to stop)", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")  # no line per request
