@@ -95,7 +95,7 @@ def open_data(args):
 def one_row(args):
     from .query import detail
 
-    row = detail(open_data(args), args.model, args.compiler_version, args.transformers)
+    row = detail(open_data(args), local_or_hub(args.model), args.compiler_version, args.transformers)
     if row is None:
         pins = [f"{k} {v}" for k, v in (("compiler", args.compiler_version), ("transformers", args.transformers)) if v]
         raise errors.NoResult(args.model, f" with {', '.join(pins)}" if pins else "")
