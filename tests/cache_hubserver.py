@@ -14,19 +14,17 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from hubserver import ReplyHandler, git_oid
 
 RECORDINGS = Path(__file__).parent / "data" / "cache_hub"
 
 
 def recording(name: str):
     return json.loads((RECORDINGS / f"{name}.json").read_text())
-
-
-def git_oid(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 @dataclass
@@ -60,22 +58,8 @@ class FakeModelRepo:
                  for n in under])
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(ReplyHandler):
     server: "CacheHubServer"
-
-    def log_message(self, *args) -> None:
-        pass
-
-    def reply(self, status: int, body=None, headers: dict | None = None, data: bytes | None = None) -> None:
-        payload = data if data is not None else json.dumps(body).encode()
-        self.send_response(status)
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(payload)))
-        self.send_header("Content-Type", "application/json" if data is None else "application/octet-stream")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(payload)
 
     def error(self, name: str) -> None:
         rec = recording(name)

@@ -43,13 +43,13 @@ class FakeRepo:
         return self.sha
 
 
-class Handler(BaseHTTPRequestHandler):
-    server: "HubServer"
+class ReplyHandler(BaseHTTPRequestHandler):
+    """JSON or bytes replies in the Hub's way (HEAD gets the headers only); shared by the stand-in Hubs."""
 
     def log_message(self, *args) -> None:  # keep pytest output clean
         pass
 
-    def reply(self, status: int, body, headers: dict | None = None, data: bytes | None = None) -> None:
+    def reply(self, status: int, body=None, headers: dict | None = None, data: bytes | None = None) -> None:
         payload = data if data is not None else json.dumps(body).encode()
         self.send_response(status)
         for key, value in (headers or {}).items():
@@ -59,6 +59,11 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
+
+
+
+class Handler(ReplyHandler):
+    server: "HubServer"
 
     def error(self, status: int) -> None:
         rec = recording(f"dataset_error_{status}")

@@ -3,18 +3,8 @@
 
 from __future__ import annotations
 
-import pytest
-from test_app_data import Served, launch_chromium, sample_rows, write_dataset
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
+from test_app_browser import browser  # noqa: F401  (a module-scoped fixture)
+from test_app_data import Served, sample_rows, write_dataset
 
 
 def page_text(browser, folder, ready: str) -> str:
