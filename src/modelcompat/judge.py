@@ -163,7 +163,9 @@ def judge_name(spec: str) -> str:
 def load_lm(path: str) -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging
 
+    logging.disable_progress_bar()  # a verdict line, not a "Loading weights" bar, is what the user sees
     try:
         tokenizer = AutoTokenizer.from_pretrained(path)
         model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
