@@ -50,3 +50,23 @@ def test_a_rank_killed_mid_run_is_a_crash_with_no_orphans(fixture_dir, ws):
     row = multicore(fixture_dir, ws, "tiny-llama", cores=2, backend="backends:kill_rank1", prompt=marker)
     assert row.result == "CRASH" and "rank 1 died: signal SIGKILL" in row.error
     assert processes_with(marker) == []
+
+
+def test_expert_parallel_without_tensor_parallel(fixture_dir, tmp_path):
+    """The path the planner takes for MoE models without a TP plan: EP 2, TP 1 (run.py directly)."""
+    import json
+    import subprocess
+    import sys
+
+    from modelcompat.provenance import RUN_PY
+
+    def run(*extra):
+        report = tmp_path / f"report{len(extra)}.json"
+        subprocess.run([sys.executable, str(RUN_PY), "--model", str(fixture_dir / "tiny-mixtral"), "--backend",
+                        "aot_eager", "--report", str(report), *extra], capture_output=True, timeout=300)
+        return json.loads(report.read_text())
+
+    one, ep = run(), run("--cores", "2", "--tp", "1", "--ep", "2")
+    assert ep["status"] == "ok", ep.get("error")
+    assert ep["token_ids"] == one["token_ids"]
+    assert all(r["local_param_numel"] < one["local_param_numel"] * 0.75 for r in ep["ranks"])

@@ -86,8 +86,8 @@ def distributed_config(args):
 
     if args.tp > 1 and args.ep > 1:
         return DistributedConfig(tp_plan="auto", ep_size=args.ep)
-    if args.ep > 1:
-        return DistributedConfig(enable_expert_parallel=True, ep_size=args.ep)
+    if args.ep > 1:  # experts split over ranks; the rest sharded FSDP-style (transformers needs ep | fsdp * tp)
+        return DistributedConfig(fsdp_size=args.cores, ep_size=args.ep)
     return DistributedConfig(tp_plan="auto")
 
 
