@@ -8,7 +8,7 @@ import os
 import threading
 from pathlib import Path
 
-from .errors import WriteFailed
+from .errors import DatasetProblem, WriteFailed
 from .schema import Result
 
 KEY_FIELDS = ("model_id", "revision", "task", "target", "backend", "compiler_version", "transformers")
@@ -32,10 +32,14 @@ def stage_row(staging: Path, row: Result) -> Path:
 
 def staged_rows(staging: Path) -> list[Result]:
     """Every staged row; hidden temp files (a crash mid-write) are never read."""
-    folder = Path(staging)
-    if not folder.is_dir():
-        return []
-    return [Result.from_dict(json.loads(p.read_text())) for p in sorted(folder.glob("[!.]*.json"))]
+    return [row for _, row in staged_files(staging)]
+
+
+def read_staged(path: Path) -> Result:
+    try:
+        return Result.from_dict(json.loads(path.read_text()))
+    except (ValueError, TypeError) as exc:  # JSON or UTF-8 errors, or not an object of columns
+        raise DatasetProblem(str(path), f"not a staged result row ({exc}); move the file aside and rerun") from None
 
 
 def replace_atomically(path: Path, data: bytes) -> Path:
@@ -61,7 +65,7 @@ def staged_files(staging: Path) -> list[tuple[Path, Result]]:
     folder = Path(staging)
     if not folder.is_dir():
         return []
-    return [(p, Result.from_dict(json.loads(p.read_text()))) for p in sorted(folder.glob("[!.]*.json"))]
+    return [(p, read_staged(p)) for p in sorted(folder.glob("[!.]*.json"))]
 
 
 def mark_published(staging: Path, paths: list[Path]) -> int:

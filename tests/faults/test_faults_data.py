@@ -94,3 +94,16 @@ def test_hub_repo_not_found(server, tmp_path, record):  # noqa: F811
     assert caught.value.status == 404 and "hf repos create" in errors.message(caught.value)
     with pytest.raises(errors.HubProblem):
         query.open_dataset("hf://datasets/org/missing", cache_dir=str(tmp_path / "hf"), **options(server))
+
+
+def test_corrupt_visible_staging_file(tmp_path, record):
+    """A staged file damaged after it was written (not a temp file): named, with the fix, and nothing moves."""
+    stage(tmp_path / "s", make_row("org/a"))
+    (tmp_path / "s" / "abc-2026.json").write_bytes(b'{"model_id": "org/b", "res\xff')
+    with pytest.raises(errors.DatasetProblem) as caught:
+        dataset.publish_local(tmp_path / "s", tmp_path / "ds")
+    message = errors.message(caught.value)
+    record("named; nothing published or moved", message[:110])
+    assert "abc-2026.json" in message and "move the file aside" in message
+    assert not (tmp_path / "ds").exists()
+    assert len(list((tmp_path / "s").glob("*.json"))) == 2
