@@ -167,3 +167,12 @@ def test_retest_reruns_what_resume_skips(fixture_dir, ws):
     retest = run_sweep(models, SweepConfig(backend="eager", retest=True), ws)
     assert (len(first.rows), len(again.rows), again.already_staged, len(retest.rows)) == (1, 0, 1, 1)
     assert len(store.staged_rows(ws.staging)) == 2  # --retest adds a newer row beside the old one
+
+
+def test_planning_hands_its_facts_to_the_test(fixture_dir):
+    """A model is inspected (its folder hashed) once per sweep: the job carries the facts to the harness."""
+    from modelcompat import provenance
+    from modelcompat.sweep import plan_jobs
+
+    (job,) = plan_jobs(entries(fixture_dir, "tiny-llama"), SweepConfig(backend="eager"), provenance.collect())
+    assert job.facts.revision.startswith("local:") and job.facts.num_params and job.cores == 1

@@ -190,14 +190,16 @@ def finish(row: Result, started: float, ws: Workspace) -> Result:
     return row
 
 
-def run_test(spec: TestSpec, ws: Workspace, prov: provenance.Provenance | None = None, judge=None) -> Result:
-    """Inspect, plan, run on the target, run/reuse the CPU reference, verify; stage and return the row."""
+def run_test(spec: TestSpec, ws: Workspace, prov: provenance.Provenance | None = None, judge=None,
+             facts=None) -> Result:
+    """Inspect (unless a sweep already did: `facts`), plan, run on the target, run/reuse the CPU reference,
+    verify; stage and return the row."""
     started = time.monotonic()
     check_spec(spec)
     prov = prov or provenance.collect()
     row = base_row(spec, prov)
     try:
-        facts = facts_mod.inspect_model(spec.model_id, spec.revision, spec.trust_remote_code)
+        facts = facts or facts_mod.inspect_model(spec.model_id, spec.revision, spec.trust_remote_code)
     except (MalformedConfig, RemoteCodeRequired, GatedModel) as exc:  # the checkpoint's fault: a row
         return finish(error_row(row, "inspect", exc), started, ws)
     spec = replace(spec, task=spec.task or facts.default_task)

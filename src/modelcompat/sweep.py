@@ -46,6 +46,7 @@ class Job:
     cores: int  # cores held while it runs; 0 when nothing heavy runs (a planned skip, an uninspectable model)
     memory: int  # planned bytes over all its cores
     order: int = 0  # position in the catalog
+    facts: object = None  # facts.ModelFacts from planning, so the test does not inspect (hash) the model again
 
 
 @dataclass
@@ -165,7 +166,7 @@ def plan_job(entry: Entry, config: SweepConfig, prov: provenance.Provenance, ord
     limits = harness.limits_for(spec, targets.get_target(spec.target))
     plan = plan_mod.make_plan(facts, limits, spec.tokens, spec.cores)
     cores, memory = (plan.cores, plan.cores * plan.bytes_per_core) if plan.runnable else (0, 0)
-    return Job(key_of(spec, facts, prov), spec, cores, memory, order)
+    return Job(key_of(spec, facts, prov), spec, cores, memory, order, facts)
 
 
 def plan_jobs(entries: list[Entry], config: SweepConfig, prov: provenance.Provenance) -> list[Job]:

@@ -23,11 +23,11 @@ from .procs import kill_group
 from .schema import Result
 
 
-def run_job(spec: TestSpec, ws: Workspace, prov=None, judge=None) -> Result:
+def run_job(spec: TestSpec, ws: Workspace, prov=None, judge=None, facts=None) -> Result:
     """harness.run_test, where even bad input becomes a row (a Hub id that cannot be inspected offline, ...)."""
     started = time.monotonic()
     try:
-        return harness.run_test(spec, ws, prov, judge)
+        return harness.run_test(spec, ws, prov, judge, facts)
     except ModelcompatError as exc:
         row = harness.error_row(harness.base_row(spec, prov or provenance.collect()), "inspect", exc)
     except Exception as exc:  # a harness bug must not sink the sweep: the row carries the traceback
@@ -36,10 +36,10 @@ def run_job(spec: TestSpec, ws: Workspace, prov=None, judge=None) -> Result:
     return harness.finish(row, started, ws)
 
 
-def run_in_scratch(spec: TestSpec, ws: Workspace, prov=None, judge=None) -> Result:
+def run_in_scratch(spec: TestSpec, ws: Workspace, prov=None, judge=None, facts=None) -> Result:
     ws.cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="inflight-", dir=ws.cache) as scratch:
-        return run_job(spec, replace(ws, staging=Path(scratch)), prov, judge)
+        return run_job(spec, replace(ws, staging=Path(scratch)), prov, judge, facts)
 
 
 def child_groups() -> list[int]:
@@ -66,10 +66,10 @@ class LocalExecutor:
         return cores, memory
 
     def submit(self, job) -> None:
-        self.running[self.pool.submit(self.run, job.spec)] = job
+        self.running[self.pool.submit(self.run, job)] = job
 
-    def run(self, spec: TestSpec) -> Result | None:
-        row = run_in_scratch(spec, self.ws, self.prov, self.judge)
+    def run(self, job) -> Result | None:
+        row = run_in_scratch(job.spec, self.ws, self.prov, self.judge, job.facts)
         return None if self.stopping.is_set() else row  # finished after Ctrl-C: killed by us, not a result
 
     def wait(self, timeout: float) -> list[tuple[object, Result]]:

@@ -24,11 +24,11 @@ def task_options(target: str, cores: int) -> dict:
     return {"resources": {resource: cores}, "num_cpus": 1}
 
 
-def run_remote(spec: TestSpec, ws: Workspace) -> dict:
+def run_remote(spec: TestSpec, ws: Workspace, facts=None) -> dict:
     """The Ray task body: one test on this node, in a scratch staging folder; the row goes back as a dict."""
     from .sweep_exec import run_in_scratch
 
-    return run_in_scratch(spec, ws).to_dict()
+    return run_in_scratch(spec, ws, facts=facts).to_dict()
 
 
 class RayExecutor:
@@ -50,7 +50,7 @@ class RayExecutor:
 
     def submit(self, job) -> None:
         options = task_options(self.config.target, job.cores)
-        ref = self.task.options(**options).remote(job.spec, self.ws)
+        ref = self.task.options(**options).remote(job.spec, self.ws, job.facts)
         self.running[ref] = job
 
     def wait(self, timeout: float) -> list[tuple[object, Result]]:
